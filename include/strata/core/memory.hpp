@@ -1,0 +1,27 @@
+// Aligned host memory. 64-byte alignment by default: one cache line, one AVX-512 vector.
+#pragma once
+#include <cstddef>
+#include <memory>
+
+namespace strata {
+
+inline constexpr std::size_t default_alignment = 64;
+
+// Throws Error(out_of_memory) on failure; alignment must be a power of two.
+void* aligned_alloc_bytes(std::size_t bytes, std::size_t alignment = default_alignment);
+void aligned_free(void* p) noexcept;
+
+struct AlignedDeleter {
+  void operator()(void* p) const noexcept { aligned_free(p); }
+};
+
+// Uninitialised array of trivially-copyable T.
+template <class T>
+using AlignedArray = std::unique_ptr<T[], AlignedDeleter>;
+
+template <class T>
+AlignedArray<T> make_aligned(std::size_t count, std::size_t alignment = default_alignment) {
+  return AlignedArray<T>(static_cast<T*>(aligned_alloc_bytes(count * sizeof(T), alignment)));
+}
+
+}  // namespace strata

@@ -1,0 +1,28 @@
+// Theoretical peak floating-point rate of one core of this CPU, measured rather than looked up:
+//   clock      from a chain of dependent integer adds (1 cycle each on every x86 core since P6)
+//   FMA ports  from the throughput of independent vector FMAs, divided by that clock
+//   peak       = vector lanes x 2 flops x FMA ports x clock
+// so the number is right under turbo limits, hypervisors and power caps, and `strata info`
+// says exactly this.
+#pragma once
+#include "strata/core/isa.hpp"
+
+namespace strata {
+
+struct PeakEstimate {
+  Isa isa = Isa::generic;
+  double clock_ghz = 0;        // measured, under a busy loop on one core
+  int f32_lanes = 1;           // per vector register
+  double fma_ports = 1;        // measured vector FMAs per cycle (rounded to 0.5 steps)
+  double measured_fma_gflops_f32 = 0;  // what the FMA loop itself achieved
+  double peak_gflops_f32 = 0;  // per core
+  double peak_gflops_f64 = 0;  // per core
+  double peak_gflops_bf16 = 0; // per core (dot-product bf16 instructions; 0 when the CPU lacks them)
+  double peak_gops_int8 = 0;   // per core (VNNI; 0 when absent)
+};
+
+// Measures for `isa` (default: the active one). Takes ~0.1 s; results are cached per ISA.
+const PeakEstimate& measure_peak(Isa isa);
+const PeakEstimate& measure_peak();
+
+}  // namespace strata
