@@ -1,0 +1,13 @@
+// Internal entry into the GEMM engine: arguments already checked, column-major, no quick-return
+// cases left except alpha == 0 / k == 0 (which scale C by beta).
+#pragma once
+#include "strata/blas/handle.hpp"
+#include "strata/blas/types.hpp"
+
+namespace strata::blas::detail {
+
+template <class T>
+void gemm_dispatch(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, T alpha,
+                   const T* A, index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc);
+
+}  // namespace strata::blas::detail
