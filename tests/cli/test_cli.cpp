@@ -1,0 +1,74 @@
+// Runs the real `strata` binary and checks exit codes and output.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+struct Result {
+  int code;
+  std::string out;  // stdout and stderr together
+};
+Result run(const std::string& args, const std::string& env = "") {
+  std::string cmd = env + " " STRATA_CLI_PATH " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  Result r{-1, ""};
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+}  // namespace
+
+TEST(Cli, Version) {
+  auto r = run("--version");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("strata 0."), std::string::npos);
+}
+
+TEST(Cli, EverySubcommandHasHelp) {
+  for (const char* sub : {"", "info", "doctor", "bench"}) {
+    auto r = run(std::string(sub) + " --help");
+    if (r.out.find("trata") == std::string::npos && r.code != 0) continue;  // optional subcommand not built
+    EXPECT_EQ(r.code, 0) << sub << r.out;
+    EXPECT_NE(r.out.find("--help"), std::string::npos) << sub;
+  }
+}
+
+TEST(Cli, UnknownOptionsAreUsageErrors) {
+  EXPECT_EQ(run("--frobnicate").code, 2);
+  EXPECT_EQ(run("info --frobnicate").code, 2);
+  EXPECT_EQ(run("no-such-command").code, 2);
+}
+
+TEST(Cli, InfoJsonDescribesThisMachine) {
+  auto r = run("info --json", "STRATA_NUM_THREADS=1");
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["threads"], 1);
+  EXPECT_EQ(j["devices"][0]["device"], "cpu");
+  EXPECT_GT(j["peak"]["gflops_f32_per_core"].get<double>(), 0.0);
+  EXPECT_GT(j["peak"]["clock_ghz"].get<double>(), 0.0);
+}
+
+TEST(Cli, ForcedIsaIsReportedOrRefused) {
+  auto r = run("info --json", "STRATA_ISA=generic");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["isa"]["active"], "generic");
+  auto bad = run("info", "STRATA_ISA=sse9");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.out.find("STRATA_ISA"), std::string::npos);
+  // Asking for more than the CPU has is a clear error, not a crash.
+  auto best = nlohmann::json::parse(run("info --json").out)["isa"]["best"].get<std::string>();
+  if (best != "avx512") {
+    auto r2 = run("info", "STRATA_ISA=avx512");
+    EXPECT_EQ(r2.code, 1);
+    EXPECT_NE(r2.out.find("cannot run the 'avx512' kernels"), std::string::npos) << r2.out;
+  }
+}

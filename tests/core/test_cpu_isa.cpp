@@ -1,0 +1,101 @@
+// Feature detection must agree with the kernel's view in /proc/cpuinfo (which already folds in
+// OS support), and ISA forcing must select lower paths or refuse clearly.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "strata/core/cpu.hpp"
+#include "strata/core/isa.hpp"
+#include "strata/core/peak.hpp"
+#include "strata/core/status.hpp"
+
+using namespace strata;
+
+namespace {
+std::set<std::string> proc_cpuinfo_flags() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("flags", 0) == 0) {
+      std::istringstream ss(line.substr(line.find(':') + 1));
+      std::set<std::string> flags;
+      std::string f;
+      while (ss >> f) flags.insert(f);
+      return flags;
+    }
+  }
+  return {};
+}
+}  // namespace
+
+TEST(CpuFeatures, AgreeWithProcCpuinfo) {
+  auto flags = proc_cpuinfo_flags();
+  if (flags.empty()) GTEST_SKIP() << "/proc/cpuinfo has no flags line";
+  const CpuFeatures& f = cpu_features();
+  const std::pair<const char*, bool> checks[] = {
+      {"avx", f.avx}, {"avx2", f.avx2}, {"fma", f.fma}, {"f16c", f.f16c},
+      {"avx512f", f.avx512f}, {"avx512bw", f.avx512bw}, {"avx512vl", f.avx512vl},
+      {"avx512dq", f.avx512dq}, {"avx512cd", f.avx512cd}, {"avx512_bf16", f.avx512_bf16},
+      {"avx512_fp16", f.avx512_fp16}, {"avx512_vnni", f.avx512_vnni}, {"avx_vnni", f.avx_vnni},
+      {"amx_tile", f.amx_tile}, {"amx_bf16", f.amx_bf16}, {"amx_int8", f.amx_int8}};
+  for (auto& [name, have] : checks) EXPECT_EQ(flags.count(name) == 1, have) << name;
+}
+
+TEST(CpuFeatures, CachesAndCoresArePlausible) {
+  const CpuFeatures& f = cpu_features();
+  EXPECT_GE(f.l1d_bytes, 8u * 1024);
+  EXPECT_GE(f.l2_bytes, f.l1d_bytes);
+  EXPECT_GE(f.logical_cpus, 1);
+  EXPECT_GE(f.affinity_cpus, 1);
+  EXPECT_LE(f.affinity_cpus, f.logical_cpus);
+  EXPECT_FALSE(f.vendor.empty());
+}
+
+TEST(Isa, ForcingLowerPathsWorksAndHigherOnesAreRefused) {
+  EXPECT_TRUE(isa_supported(Isa::generic));
+  const Isa best = best_isa();
+  for (Isa i : {Isa::generic, Isa::avx2, Isa::avx512}) {
+    if (i <= best) {
+      set_isa_override(i);
+      EXPECT_EQ(active_isa(), i);
+    } else {
+      try {
+        set_isa_override(i);
+        FAIL() << "forcing " << isa_name(i) << " should fail on this CPU";
+      } catch (const Error& e) {
+        EXPECT_EQ(e.status(), Status::not_supported);
+      }
+    }
+  }
+  set_isa_override(std::nullopt);
+  EXPECT_EQ(active_isa(), best);
+}
+
+TEST(Isa, TableSelectsBestFilledSlotNotAbove) {
+  IsaTable<int (*)()> t;
+  t.generic = [] { return 0; };
+  t.avx2 = [] { return 2; };
+  EXPECT_EQ(t.select(Isa::generic)(), 0);
+  EXPECT_EQ(t.select(Isa::avx2)(), 2);
+  EXPECT_EQ(t.select(Isa::avx512)(), 2);  // empty slot falls back
+}
+
+TEST(Isa, NamesParse) {
+  EXPECT_EQ(parse_isa("avx2"), Isa::avx2);
+  EXPECT_FALSE(parse_isa("sse").has_value());
+}
+
+TEST(Peak, MeasuredPeakIsConsistent) {
+  const PeakEstimate& p = measure_peak(best_isa());
+  EXPECT_GT(p.clock_ghz, 0.5);
+  EXPECT_LT(p.clock_ghz, 7.0);
+  EXPECT_NEAR(p.peak_gflops_f32, p.f32_lanes * 2 * p.fma_ports * p.clock_ghz, 1e-9);
+  if (best_isa() != Isa::generic) {
+    // The FMA loop cannot beat the theoretical peak by more than clock noise.
+    EXPECT_LT(p.measured_fma_gflops_f32, p.peak_gflops_f32 * 1.25);
+    EXPECT_GT(p.measured_fma_gflops_f32, p.peak_gflops_f32 * 0.5);
+  }
+}
