@@ -27,5 +27,7 @@ set(STRATA_FLAGS_avx512 -mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mav
 set(STRATA_FLAGS_avx512bf16 ${STRATA_FLAGS_avx512} -mavx512bf16 -mavx512vnni)
 set(STRATA_FLAGS_avxvnni ${STRATA_FLAGS_avx2} -mavxvnni)
 function(strata_isa_sources isa)
-  set_source_files_properties(${ARGN} PROPERTIES COMPILE_OPTIONS "${STRATA_FLAGS_${isa}}")
+  # STRATA_KERNEL_ISA names the inline namespace of the tile templates (tile/isa_namespace.hpp).
+  set_source_files_properties(${ARGN} PROPERTIES COMPILE_OPTIONS "${STRATA_FLAGS_${isa}}"
+                              COMPILE_DEFINITIONS "STRATA_KERNEL_ISA=${isa}")
 endfunction()

@@ -1,4 +1,11 @@
 # The GEMM family and its engine glue (owned by the tile/GEMM work; included by src/blas/CMakeLists.txt).
+set(_gemm ${CMAKE_CURRENT_LIST_DIR})
+strata_isa_sources(avx2 ${_gemm}/kernels_avx2.cpp)
+strata_isa_sources(avx512 ${_gemm}/kernels_avx512.cpp)
 set(STRATA_BLAS_GEMM_SOURCES
-  ${CMAKE_CURRENT_LIST_DIR}/gemm.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/gemm_dispatch.cpp)
+  ${_gemm}/gemm.cpp
+  ${_gemm}/gemm_dispatch.cpp
+  ${_gemm}/kernel_registry.cpp
+  ${_gemm}/kernels_portable.cpp
+  ${_gemm}/kernels_avx2.cpp
+  ${_gemm}/kernels_avx512.cpp)

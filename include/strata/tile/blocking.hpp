@@ -1,0 +1,34 @@
+// The cache level of the tile hierarchy: MC x KC blocks of A (L2), KC x NC blocks of B (L3),
+// KC x NR micro-panels of B (L1), derived from the detected cache sizes.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "strata/tile/isa_namespace.hpp"
+
+STRATA_TILE_NS_BEGIN
+
+struct BlockSizes {
+  int64_t mc, kc, nc;
+};
+
+inline int64_t round_down_to(int64_t x, int64_t unit) { return std::max(unit, x / unit * unit); }
+
+// l1/l2/l3: bytes of L1d and L2 per core, and of L3 (0 if unknown).
+inline BlockSizes derive_block_sizes(int mr, int nr, std::size_t elem_bytes, std::size_t l1, std::size_t l2,
+                                     std::size_t l3) {
+  const int64_t e = int64_t(elem_bytes);
+  // A KC x NR panel of B plus an MR x KC panel of A fill about half of L1; the rest is C and slack.
+  int64_t kc = int64_t(l1) / 2 / ((mr + nr) * e);
+  kc = std::clamp<int64_t>(round_down_to(kc, 16), 128, 512);
+  // The MC x KC block of A takes about half of L2.
+  int64_t mc = round_down_to(int64_t(l2) / 2 / (kc * e), mr);
+  mc = std::clamp<int64_t>(mc, mr, 1024 / mr * mr);
+  // The KC x NC block of B takes a quarter of L3 (shared), or 4 MiB when L3 is unknown.
+  int64_t l3_share = l3 ? int64_t(l3) / 4 : (int64_t(4) << 20);
+  int64_t nc = std::clamp<int64_t>(round_down_to(l3_share / (kc * e), nr), nr, 4096 / nr * nr);
+  return {mc, kc, nc};
+}
+
+STRATA_TILE_NS_END

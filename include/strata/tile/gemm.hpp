@@ -1,0 +1,76 @@
+// The device level: one GEMM C = alpha * op(A) op(B) + beta * C (column-major C) split among
+// threads, each thread running the mainloop on its rectangle. Kernel = a MicroKernel
+// instantiation; Epilogue = NoEpilogue or a composition from epilogue.hpp.
+#pragma once
+#include <cstdint>
+
+#include "strata/core/thread_pool.hpp"
+#include "strata/tile/blocking.hpp"
+#include "strata/tile/epilogue_none.hpp"
+#include "strata/tile/mainloop.hpp"
+#include "strata/tile/scheduler.hpp"
+
+STRATA_TILE_NS_BEGIN
+
+template <class T>
+struct GemmArgs {
+  int64_t m = 0, n = 0, k = 0;
+  T alpha{1};
+  MatrixView<T> a, b;
+  T beta{0};
+  T* c = nullptr;
+  int64_t ldc = 1;
+};
+
+// C := beta * C (beta == 0 writes zeros without reading C), then the epilogue.
+template <class T, class Epilogue>
+void scale_c(const GemmArgs<T>& g, const Epilogue& epi) {
+  for (int64_t j = 0; j < g.n; ++j) {
+    T* cj = g.c + j * g.ldc;
+    if (g.beta == T(0)) {
+      for (int64_t i = 0; i < g.m; ++i) cj[i] = T(0);
+    } else if (g.beta != T(1)) {
+      for (int64_t i = 0; i < g.m; ++i) cj[i] *= g.beta;
+    }
+  }
+  if constexpr (!Epilogue::is_identity) epi(g.c, g.ldc, 0, 0, g.m, g.n);
+}
+
+// Chooses in-place operand reads for skinny shapes, where packing would cost more than it saves.
+template <class Kernel, class T>
+PackPolicy choose_pack_policy(const GemmArgs<T>& g) {
+  PackPolicy p;
+  p.pack_b = g.m > 2 * Kernel::mr;                       // B reused by few rows: stream it
+  p.pack_a = !(g.n <= Kernel::nr && g.a.rs == 1);       // A used by one column panel only
+  return p;
+}
+
+template <class Kernel, class Epilogue = NoEpilogue>
+void gemm(const GemmArgs<typename Kernel::T>& g, int threads, const BlockSizes& bs, const Epilogue& epi = {}) {
+  using T = typename Kernel::T;
+  if (g.m <= 0 || g.n <= 0) return;
+  if (g.k == 0 || g.alpha == T(0)) {
+    scale_c(g, epi);
+    return;
+  }
+  const PackPolicy policy = choose_pack_policy<Kernel>(g);
+  const Partition part = plan_partition(g.m, g.n, g.k, Kernel::mr, Kernel::nr, threads);
+  auto run_part = [&](int p) {
+    int64_t lo, hi;
+    if (part.split_n) {
+      part.range(g.n, p, lo, hi);
+      if (lo >= hi) return;
+      Mainloop<Kernel, Epilogue>::run(g.m, hi - lo, g.k, g.alpha, g.a, g.b.block(0, lo), g.beta,
+                                      g.c + lo * g.ldc, g.ldc, bs, policy, epi, 0, lo);
+    } else {
+      part.range(g.m, p, lo, hi);
+      if (lo >= hi) return;
+      Mainloop<Kernel, Epilogue>::run(hi - lo, g.n, g.k, g.alpha, g.a.block(lo, 0), g.b, g.beta, g.c + lo,
+                                      g.ldc, bs, policy, epi, lo, 0);
+    }
+  };
+  if (part.parts == 1) run_part(0);
+  else parallel_run(part.parts, run_part);
+}
+
+STRATA_TILE_NS_END

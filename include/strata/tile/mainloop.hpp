@@ -1,0 +1,108 @@
+// The loops around the microkernel for one thread's rectangle of C (BLIS's five loops):
+//
+//   jc: NC columns of B/C      → pack a KC x NC block of op(B)   (or read it in place)
+//   pc: KC steps along k         (beta applies on the first step only)
+//   ic: MC rows of A/C         → pack an MC x KC block of op(A)  (or read it in place)
+//   jr, ir: NR x MR micro-tiles → microkernel; ragged edges go through a small C buffer
+//
+// After the last KC step of a micro-tile the epilogue visits it while it is still in L1.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+
+#include "strata/tile/blocking.hpp"
+#include "strata/tile/matrix.hpp"
+#include "strata/tile/pack.hpp"
+#include "strata/tile/workspace.hpp"
+
+STRATA_TILE_NS_BEGIN
+
+// How the operands reach the microkernel.
+struct PackPolicy {
+  bool pack_a = true;  // false: read op(A) in place (needs unit row stride)
+  bool pack_b = true;  // false: read op(B) in place (any strides)
+};
+
+template <class Kernel, class Epilogue>
+struct Mainloop {
+  using T = typename Kernel::T;
+  static constexpr int MR = Kernel::mr, NR = Kernel::nr;
+
+  // C[0:m, 0:n] = alpha * op(A) op(B) + beta * C. (row0, col0) locate this rectangle in the
+  // whole C for the epilogue. Requires k > 0.
+  static void run(int64_t m, int64_t n, int64_t k, T alpha, MatrixView<T> a, MatrixView<T> b, T beta, T* c,
+                  int64_t ldc, const BlockSizes& bs, PackPolicy policy, const Epilogue& epi, int64_t row0,
+                  int64_t col0) {
+    T* bp = nullptr;
+    T* ap = nullptr;
+    if (policy.pack_b)
+      bp = static_cast<T*>(thread_pack_buffer(1).get(sizeof(T) * std::size_t(bs.kc * round_up(std::min(bs.nc, n), NR))));
+    ap = static_cast<T*>(thread_pack_buffer(0).get(sizeof(T) * std::size_t(bs.kc * round_up(std::min(bs.mc, m), MR))));
+    alignas(64) T edge[MR * NR];
+
+    for (int64_t jc = 0; jc < n; jc += bs.nc) {
+      const int64_t nc = std::min(bs.nc, n - jc);
+      for (int64_t pc = 0; pc < k; pc += bs.kc) {
+        const int64_t kc = std::min(bs.kc, k - pc);
+        const T beta_step = pc == 0 ? beta : T(1);
+        const bool last_step = pc + kc >= k;
+        if (policy.pack_b) pack_b<NR>(kc, nc, b.block(pc, jc), bp);
+        for (int64_t ic = 0; ic < m; ic += bs.mc) {
+          const int64_t mc = std::min(bs.mc, m - ic);
+          const bool direct_a = !policy.pack_a;
+          if (!direct_a) pack_a<MR>(mc, kc, a.block(ic, pc), ap);
+          for (int64_t jr = 0; jr < nc; jr += NR) {
+            const int64_t nr = std::min<int64_t>(NR, nc - jr);
+            // B operand: packed panel, or in place (full-width tiles), or a packed edge.
+            const T* bt = bp + jr * kc;
+            int64_t b_ps = NR, b_js = 1;
+            if (!policy.pack_b) {
+              if (nr == NR) {
+                bt = b.data + pc * b.rs + (jc + jr) * b.cs;
+                b_ps = b.rs;
+                b_js = b.cs;
+              } else {
+                T* bedge = static_cast<T*>(thread_pack_buffer(1).get(sizeof(T) * std::size_t(NR * kc)));
+                pack_b<NR>(kc, nr, b.block(pc, jc + jr), bedge);
+                bt = bedge;
+              }
+            }
+            for (int64_t ir = 0; ir < mc; ir += MR) {
+              const int64_t mr = std::min<int64_t>(MR, mc - ir);
+              T* ct = c + (ic + ir) + (jc + jr) * ldc;
+              // A operand: packed panel, or in place (full-height tiles), or a packed edge.
+              const T* at = ap + ir * kc;
+              int64_t a_ps = MR;
+              if (direct_a) {
+                if (mr == MR) {
+                  at = a.data + (ic + ir) * a.rs + pc * a.cs;
+                  a_ps = a.cs;
+                } else {
+                  pack_a<MR>(mr, kc, a.block(ic + ir, pc), ap);
+                  at = ap;
+                }
+              }
+              if (mr == MR && nr == NR) {
+                Kernel::run(kc, at, a_ps, bt, b_ps, b_js, ct, ldc, alpha, beta_step);
+              } else {
+                // Same arithmetic as a full tile, on a copy of the valid part of C.
+                if (beta_step != T(0))
+                  for (int64_t j = 0; j < nr; ++j)
+                    for (int64_t i = 0; i < mr; ++i) edge[i + j * MR] = ct[i + j * ldc];
+                Kernel::run(kc, at, a_ps, bt, b_ps, b_js, edge, MR, alpha, beta_step);
+                for (int64_t j = 0; j < nr; ++j)
+                  for (int64_t i = 0; i < mr; ++i) ct[i + j * ldc] = edge[i + j * MR];
+              }
+              if constexpr (!Epilogue::is_identity)
+                if (last_step) epi(ct, ldc, row0 + ic + ir, col0 + jc + jr, mr, nr);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  static int64_t round_up(int64_t x, int64_t u) { return (x + u - 1) / u * u; }
+};
+
+STRATA_TILE_NS_END

@@ -1,0 +1,65 @@
+// The register level of the tile hierarchy: one MR x NR block of C from a packed A micro-panel
+// and a B micro-panel, BLIS style. Written once over a SIMD vector type V; MR = NV * lanes.
+//
+//   A micro-panel: for each p, MR consecutive elements at a + p * a_ps (packed: a_ps = MR;
+//                  read in place from a column-major op(A): a_ps = lda)
+//   B micro-panel: element (p, j) at b[p * b_ps + j * b_js]  (packed: b_ps = NR, b_js = 1;
+//                  read in place from a column-major op(B): b_ps = 1, b_js = ldb, etc.)
+//   C block:       c[i + j * ldc], written as alpha * (A B) + beta * C; beta == 0 never reads C.
+#pragma once
+#include <cstdint>
+
+#include "strata/tile/isa_namespace.hpp"
+
+STRATA_TILE_NS_BEGIN
+
+template <class V, int NV, int NR>
+struct MicroKernel {
+  using T = typename V::value_type;
+  static constexpr int mr = NV * V::lanes;
+  static constexpr int nr = NR;
+  static_assert(NV >= 1 && NR >= 1, "a micro-tile needs at least one vector and one column");
+  static_assert(NV * NR + NV + 1 <= 32, "the micro-tile's accumulators do not fit in the register file");
+
+  static void run(int64_t kc, const T* __restrict a, int64_t a_ps, const T* __restrict b, int64_t b_ps, int64_t b_js,
+                  T* __restrict c, int64_t ldc, T alpha, T beta) {
+    V acc[NR][NV];
+#pragma GCC unroll 16
+    for (int j = 0; j < NR; ++j)
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) acc[j][v] = V::zero();
+
+    for (int64_t p = 0; p < kc; ++p) {
+      V av[NV];
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) av[v] = V::load(a + v * V::lanes);
+#pragma GCC unroll 16
+      for (int j = 0; j < NR; ++j) {
+        const V bj = V::broadcast(b + j * b_js);
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) acc[j][v] = fma(av[v], bj, acc[j][v]);
+      }
+      a += a_ps;
+      b += b_ps;
+    }
+
+    const V va = V::set1(alpha);
+    if (beta == T(0)) {
+#pragma GCC unroll 16
+      for (int j = 0; j < NR; ++j)
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) (acc[j][v] * va).store(c + j * ldc + v * V::lanes);
+    } else {
+      const V vb = V::set1(beta);
+#pragma GCC unroll 16
+      for (int j = 0; j < NR; ++j)
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) {
+          T* cp = c + j * ldc + v * V::lanes;
+          fma(acc[j][v], va, V::load(cp) * vb).store(cp);
+        }
+    }
+  }
+};
+
+STRATA_TILE_NS_END

@@ -1,0 +1,38 @@
+// The tile scheduler: splits C among threads into rectangles whose borders fall on whole
+// micro-tiles, so every element sees the same arithmetic whatever the thread count
+// (bitwise-reproducible results). Splits the longer side, which keeps redundant packing (of
+// A when splitting N, of B when splitting M) on the cheaper operand.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+
+#include "strata/tile/isa_namespace.hpp"
+
+STRATA_TILE_NS_BEGIN
+
+struct Partition {
+  int parts = 1;
+  bool split_n = true;  // split columns (else rows)
+  int64_t unit = 1;     // borders are multiples of this (NR or MR)
+
+  // [begin, end) of part p along the split dimension of length len.
+  void range(int64_t len, int p, int64_t& begin, int64_t& end) const {
+    const int64_t units = (len + unit - 1) / unit;
+    begin = std::min(len, units * p / parts * unit);
+    end = std::min(len, units * (p + 1) / parts * unit);
+  }
+};
+
+// Threads are only worth waking for enough work: about 2*MR*NR*KC flops per micro-tile each.
+inline Partition plan_partition(int64_t m, int64_t n, int64_t k, int mr, int nr, int threads) {
+  Partition p;
+  const double flops = 2.0 * double(m) * double(n) * double(k);
+  const int useful = int(std::clamp(flops / 4.0e6, 1.0, double(threads)));
+  p.split_n = n >= m;
+  p.unit = p.split_n ? nr : mr;
+  const int64_t units = ((p.split_n ? n : m) + p.unit - 1) / p.unit;
+  p.parts = int(std::min<int64_t>(useful, units));
+  return p;
+}
+
+STRATA_TILE_NS_END

@@ -1,0 +1,92 @@
+// The instruction level of the tile hierarchy: a SIMD vector of T with the handful of
+// operations a GEMM microkernel and its epilogue need. One struct per (ISA, T); kernels are
+// written once over these.
+#pragma once
+#include <cstddef>
+
+#include "strata/tile/isa_namespace.hpp"
+
+#if defined(__AVX2__) || defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+STRATA_TILE_NS_BEGIN
+
+// Portable vector: N lanes in an array; the compiler vectorises what it can.
+template <class T, int N>
+struct VecPortable {
+  using value_type = T;
+  static constexpr int lanes = N;
+  T v[N];
+  static VecPortable zero() { VecPortable r; for (int i = 0; i < N; ++i) r.v[i] = T(0); return r; }
+  static VecPortable broadcast(const T* p) { VecPortable r; for (int i = 0; i < N; ++i) r.v[i] = *p; return r; }
+  static VecPortable set1(T x) { VecPortable r; for (int i = 0; i < N; ++i) r.v[i] = x; return r; }
+  static VecPortable load(const T* p) { VecPortable r; for (int i = 0; i < N; ++i) r.v[i] = p[i]; return r; }
+  void store(T* p) const { for (int i = 0; i < N; ++i) p[i] = v[i]; }
+  friend VecPortable fma(VecPortable a, VecPortable b, VecPortable c) {
+    for (int i = 0; i < N; ++i) c.v[i] = a.v[i] * b.v[i] + c.v[i];
+    return c;
+  }
+  friend VecPortable operator*(VecPortable a, VecPortable b) { for (int i = 0; i < N; ++i) a.v[i] *= b.v[i]; return a; }
+  friend VecPortable operator+(VecPortable a, VecPortable b) { for (int i = 0; i < N; ++i) a.v[i] += b.v[i]; return a; }
+};
+
+#if defined(__AVX2__) && defined(__FMA__)
+struct VecAvx2F32 {
+  using value_type = float;
+  static constexpr int lanes = 8;
+  __m256 v;
+  static VecAvx2F32 zero() { return {_mm256_setzero_ps()}; }
+  static VecAvx2F32 broadcast(const float* p) { return {_mm256_broadcast_ss(p)}; }
+  static VecAvx2F32 set1(float x) { return {_mm256_set1_ps(x)}; }
+  static VecAvx2F32 load(const float* p) { return {_mm256_loadu_ps(p)}; }
+  void store(float* p) const { _mm256_storeu_ps(p, v); }
+  friend VecAvx2F32 fma(VecAvx2F32 a, VecAvx2F32 b, VecAvx2F32 c) { return {_mm256_fmadd_ps(a.v, b.v, c.v)}; }
+  friend VecAvx2F32 operator*(VecAvx2F32 a, VecAvx2F32 b) { return {_mm256_mul_ps(a.v, b.v)}; }
+  friend VecAvx2F32 operator+(VecAvx2F32 a, VecAvx2F32 b) { return {_mm256_add_ps(a.v, b.v)}; }
+};
+struct VecAvx2F64 {
+  using value_type = double;
+  static constexpr int lanes = 4;
+  __m256d v;
+  static VecAvx2F64 zero() { return {_mm256_setzero_pd()}; }
+  static VecAvx2F64 broadcast(const double* p) { return {_mm256_broadcast_sd(p)}; }
+  static VecAvx2F64 set1(double x) { return {_mm256_set1_pd(x)}; }
+  static VecAvx2F64 load(const double* p) { return {_mm256_loadu_pd(p)}; }
+  void store(double* p) const { _mm256_storeu_pd(p, v); }
+  friend VecAvx2F64 fma(VecAvx2F64 a, VecAvx2F64 b, VecAvx2F64 c) { return {_mm256_fmadd_pd(a.v, b.v, c.v)}; }
+  friend VecAvx2F64 operator*(VecAvx2F64 a, VecAvx2F64 b) { return {_mm256_mul_pd(a.v, b.v)}; }
+  friend VecAvx2F64 operator+(VecAvx2F64 a, VecAvx2F64 b) { return {_mm256_add_pd(a.v, b.v)}; }
+};
+#endif
+
+#if defined(__AVX512F__)
+struct VecAvx512F32 {
+  using value_type = float;
+  static constexpr int lanes = 16;
+  __m512 v;
+  static VecAvx512F32 zero() { return {_mm512_setzero_ps()}; }
+  static VecAvx512F32 broadcast(const float* p) { return {_mm512_set1_ps(*p)}; }
+  static VecAvx512F32 set1(float x) { return {_mm512_set1_ps(x)}; }
+  static VecAvx512F32 load(const float* p) { return {_mm512_loadu_ps(p)}; }
+  void store(float* p) const { _mm512_storeu_ps(p, v); }
+  friend VecAvx512F32 fma(VecAvx512F32 a, VecAvx512F32 b, VecAvx512F32 c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }
+  friend VecAvx512F32 operator*(VecAvx512F32 a, VecAvx512F32 b) { return {_mm512_mul_ps(a.v, b.v)}; }
+  friend VecAvx512F32 operator+(VecAvx512F32 a, VecAvx512F32 b) { return {_mm512_add_ps(a.v, b.v)}; }
+};
+struct VecAvx512F64 {
+  using value_type = double;
+  static constexpr int lanes = 8;
+  __m512d v;
+  static VecAvx512F64 zero() { return {_mm512_setzero_pd()}; }
+  static VecAvx512F64 broadcast(const double* p) { return {_mm512_set1_pd(*p)}; }
+  static VecAvx512F64 set1(double x) { return {_mm512_set1_pd(x)}; }
+  static VecAvx512F64 load(const double* p) { return {_mm512_loadu_pd(p)}; }
+  void store(double* p) const { _mm512_storeu_pd(p, v); }
+  friend VecAvx512F64 fma(VecAvx512F64 a, VecAvx512F64 b, VecAvx512F64 c) { return {_mm512_fmadd_pd(a.v, b.v, c.v)}; }
+  friend VecAvx512F64 operator*(VecAvx512F64 a, VecAvx512F64 b) { return {_mm512_mul_pd(a.v, b.v)}; }
+  friend VecAvx512F64 operator+(VecAvx512F64 a, VecAvx512F64 b) { return {_mm512_add_pd(a.v, b.v)}; }
+};
+#endif
+
+STRATA_TILE_NS_END

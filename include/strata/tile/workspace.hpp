@@ -1,0 +1,32 @@
+// Per-thread packing buffers, grown on demand and kept for the thread's lifetime so repeated
+// GEMM calls neither allocate nor fault pages in again.
+#pragma once
+#include <cstddef>
+
+#include "strata/core/memory.hpp"
+#include "strata/tile/isa_namespace.hpp"
+
+STRATA_TILE_NS_BEGIN
+
+class PackBuffer {
+ public:
+  void* get(std::size_t bytes) {
+    if (bytes > capacity_) {
+      data_ = AlignedArray<unsigned char>(static_cast<unsigned char*>(aligned_alloc_bytes(bytes, 4096)));
+      capacity_ = bytes;
+    }
+    return data_.get();
+  }
+
+ private:
+  AlignedArray<unsigned char> data_;
+  std::size_t capacity_ = 0;
+};
+
+// Two buffers per thread: one for A blocks, one for B blocks.
+inline PackBuffer& thread_pack_buffer(int which) {
+  thread_local PackBuffer buffers[2];
+  return buffers[which];
+}
+
+STRATA_TILE_NS_END

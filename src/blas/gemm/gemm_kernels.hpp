@@ -1,0 +1,49 @@
+// The boundary between BLAS and the per-ISA GEMM instantiations. Plain structs only: each
+// kernels_<isa>.cpp compiles the tile templates in its own ISA namespace and exports one
+// function per element type through this table.
+#pragma once
+#include <cstdint>
+
+#include "strata/core/isa.hpp"
+
+namespace strata::blas::detail {
+
+template <class T>
+struct GemmCall {
+  int64_t m, n, k;
+  T alpha;
+  const T* a;
+  int64_t a_rs, a_cs;  // op(A)(i, p) = a[i * a_rs + p * a_cs]
+  const T* b;
+  int64_t b_rs, b_cs;  // op(B)(p, j) = b[p * b_rs + j * b_cs]
+  T beta;
+  T* c;
+  int64_t ldc;
+  int threads;
+};
+
+struct GemmKernelInfo {
+  const char* name;  // e.g. "avx2 f32 16x6"
+  int mr, nr;
+  int64_t mc, kc, nc;
+};
+
+template <class T>
+struct GemmKernel {
+  void (*run)(const GemmCall<T>&) = nullptr;
+  GemmKernelInfo (*info)() = nullptr;
+  explicit operator bool() const { return run != nullptr; }
+};
+
+// One registry per element type, filled by kernels_<isa>.cpp.
+const IsaTable<GemmKernel<float>>& gemm_kernels_f32();
+const IsaTable<GemmKernel<double>>& gemm_kernels_f64();
+
+GemmKernel<float> gemm_f32_portable();
+GemmKernel<double> gemm_f64_portable();
+GemmKernel<float> gemm_f32_avx2();
+GemmKernel<double> gemm_f64_avx2();
+GemmKernel<float> gemm_f32_avx512();
+GemmKernel<double> gemm_f64_avx512();
+
+}  // namespace strata::blas::detail

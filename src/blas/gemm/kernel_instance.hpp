@@ -1,0 +1,43 @@
+// Turns one MicroKernel instantiation into a GemmKernel entry. Included only by the
+// kernels_<isa>.cpp files, after they define STRATA_KERNEL_ISA through their compile flags.
+#pragma once
+#include "gemm_kernels.hpp"
+#include "strata/core/cpu.hpp"
+#include "strata/tile/gemm.hpp"
+#include "strata/tile/microkernel.hpp"
+
+namespace strata::blas::detail {
+
+template <class Kernel>
+struct KernelInstance {
+  using T = typename Kernel::T;
+
+  static const tile::BlockSizes& blocks() {
+    static const tile::BlockSizes bs = [] {
+      const CpuFeatures& f = cpu_features();
+      return tile::derive_block_sizes(Kernel::mr, Kernel::nr, sizeof(T), f.l1d_bytes, f.l2_bytes, f.l3_bytes);
+    }();
+    return bs;
+  }
+
+  static void run(const GemmCall<T>& c) {
+    tile::GemmArgs<T> g;
+    g.m = c.m, g.n = c.n, g.k = c.k, g.alpha = c.alpha, g.beta = c.beta, g.c = c.c, g.ldc = c.ldc;
+    g.a = {c.a, c.a_rs, c.a_cs};
+    g.b = {c.b, c.b_rs, c.b_cs};
+    tile::gemm<Kernel>(g, c.threads, blocks());
+  }
+
+  static GemmKernel<T> entry(const char* name) {
+    static const char* stored_name = name;
+    GemmKernel<T> k;
+    k.run = &run;
+    k.info = [] {
+      const tile::BlockSizes& bs = blocks();
+      return GemmKernelInfo{stored_name, Kernel::mr, Kernel::nr, bs.mc, bs.kc, bs.nc};
+    };
+    return k;
+  }
+};
+
+}  // namespace strata::blas::detail

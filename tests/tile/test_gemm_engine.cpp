@@ -1,0 +1,193 @@
+// The GEMM engine through blas::gemm: every ISA path this CPU has, 1 and 2 threads, all op
+// combinations, shapes around the register/cache block sizes, against a double-precision
+// naive reference with a k-scaled tolerance; plus the BLAS special cases and determinism.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <complex>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "strata/blas/level3.hpp"
+#include "strata/core/status.hpp"
+
+using namespace strata;
+using namespace strata::blas;
+
+namespace {
+
+template <class T> struct Real { using type = T; };
+template <class R> struct Real<std::complex<R>> { using type = R; };
+template <class T> using real_t = typename Real<T>::type;
+template <class T> constexpr bool is_complex_v = !std::is_same_v<T, real_t<T>>;
+
+template <class T>
+T random_value(std::mt19937& rng) {
+  std::uniform_real_distribution<double> d(-1, 1);
+  if constexpr (is_complex_v<T>) return T(real_t<T>(d(rng)), real_t<T>(d(rng)));
+  else return T(d(rng));
+}
+
+template <class T>
+std::complex<double> widen(T v) {
+  if constexpr (is_complex_v<T>) return {double(v.real()), double(v.imag())};
+  else return {double(v), 0.0};
+}
+
+template <class T>
+std::complex<double> op_elem(Op op, const std::vector<T>& x, index_t ld, index_t i, index_t j) {
+  std::complex<double> v = op == Op::N ? widen(x[size_t(i + j * ld)]) : widen(x[size_t(j + i * ld)]);
+  return op == Op::C ? std::conj(v) : v;
+}
+
+template <class T>
+void check_gemm(Op ta, Op tb, index_t m, index_t n, index_t k, T alpha, T beta, int threads, Isa isa,
+                index_t pad = 3) {
+  std::mt19937 rng(unsigned(m * 131 + n * 17 + k));
+  const index_t lda = (ta == Op::N ? m : k) + pad, ldb = (tb == Op::N ? k : n) + pad, ldc = m + pad;
+  std::vector<T> A(size_t(lda * (ta == Op::N ? k : m) + 1)), B(size_t(ldb * (tb == Op::N ? n : k) + 1)),
+      C(size_t(ldc * n + 1));
+  for (auto& v : A) v = random_value<T>(rng);
+  for (auto& v : B) v = random_value<T>(rng);
+  for (auto& v : C) v = random_value<T>(rng);
+  std::vector<T> C0 = C;
+  Handle h;
+  h.set_num_threads(threads);
+  h.set_isa(isa);
+  gemm<T>(h, ta, tb, m, n, k, alpha, A.data(), lda, B.data(), ldb, beta, C.data(), ldc);
+  const double eps = double(std::numeric_limits<real_t<T>>::epsilon());
+  for (index_t j = 0; j < n; ++j) {
+    for (index_t i = 0; i < m; ++i) {
+      std::complex<double> acc = 0, mag = 0;
+      for (index_t p = 0; p < k; ++p) {
+        auto prod = op_elem(ta, A, lda, i, p) * op_elem(tb, B, ldb, p, j);
+        acc += prod;
+        mag += std::abs(prod);
+      }
+      std::complex<double> want = widen(alpha) * acc + widen(beta) * widen(C0[size_t(i + j * ldc)]);
+      double bound = 4.0 * double(k + 2) * eps * (std::abs(widen(alpha)) * std::abs(mag) +
+                                                   std::abs(widen(beta) * widen(C0[size_t(i + j * ldc)]))) + 1e-30;
+      ASSERT_LE(std::abs(widen(C[size_t(i + j * ldc)]) - want), bound)
+          << "m=" << m << " n=" << n << " k=" << k << " i=" << i << " j=" << j << " ops=" << char(ta) << char(tb)
+          << " threads=" << threads << " isa=" << isa_name(isa);
+    }
+    for (index_t i = m; i < ldc; ++i) ASSERT_EQ(C[size_t(i + j * ldc)], C0[size_t(i + j * ldc)]) << "padding written";
+  }
+}
+
+std::vector<Isa> isas() {
+  std::vector<Isa> out;
+  for (Isa i : {Isa::generic, Isa::avx2, Isa::avx512})
+    if (isa_supported(i)) out.push_back(i);
+  return out;
+}
+
+template <class T>
+void sweep(std::initializer_list<index_t> sizes, std::initializer_list<Op> ops) {
+  for (Isa isa : isas())
+    for (int threads : {1, 2})
+      for (Op ta : ops)
+        for (Op tb : ops)
+          for (index_t m : sizes)
+            for (index_t n : sizes)
+              for (index_t k : {index_t(1), index_t(7), index_t(33)}) {
+                check_gemm<T>(ta, tb, m, n, k, T(1.5), T(-0.5), threads, isa);
+                if (::testing::Test::HasFatalFailure()) return;
+              }
+}
+
+}  // namespace
+
+TEST(GemmEngine, F32SmallShapesAllOps) { sweep<float>({1, 2, 5, 17, 33}, {Op::N, Op::T}); }
+TEST(GemmEngine, F64SmallShapesAllOps) { sweep<double>({1, 3, 9, 19}, {Op::N, Op::T}); }
+TEST(GemmEngine, C64SmallShapesAllOps) { sweep<c64>({1, 4, 11}, {Op::N, Op::T, Op::C}); }
+TEST(GemmEngine, C128SmallShapesAllOps) { sweep<c128>({2, 7}, {Op::N, Op::T, Op::C}); }
+
+// Shapes that cross the MC/KC/NC cache blocks and thread borders.
+TEST(GemmEngine, LargerThanCacheBlocks) {
+  for (Isa isa : isas())
+    for (int threads : {1, 2}) {
+      check_gemm<float>(Op::N, Op::N, 301, 97, 613, 1.0f, 0.0f, threads, isa);
+      check_gemm<float>(Op::T, Op::N, 1031, 29, 257, -1.0f, 1.0f, threads, isa);
+      check_gemm<double>(Op::N, Op::T, 263, 149, 529, 0.5, 2.0, threads, isa);
+      check_gemm<float>(Op::N, Op::N, 16, 1301, 300, 1.0f, 0.0f, threads, isa);   // skinny M: B in place
+      check_gemm<float>(Op::N, Op::N, 700, 5, 300, 1.0f, 1.0f, threads, isa);     // skinny N: A in place
+    }
+}
+
+TEST(GemmEngine, BetaZeroDoesNotReadC) {
+  for (Isa isa : isas()) {
+    Handle h;
+    h.set_isa(isa);
+    const index_t m = 37, n = 13, k = 5;
+    std::vector<float> A(size_t(m * k), 1.0f), B(size_t(k * n), 2.0f);
+    std::vector<float> C(size_t(m * n), std::numeric_limits<float>::quiet_NaN());
+    gemm<float>(h, Op::N, Op::N, m, n, k, 1.0f, A.data(), m, B.data(), k, 0.0f, C.data(), m);
+    for (float c : C) ASSERT_EQ(c, 10.0f);
+    // alpha == 0: A and B are not read (NaN there must not leak), C = beta * C.
+    std::vector<float> An(size_t(m * k), std::numeric_limits<float>::quiet_NaN());
+    gemm<float>(h, Op::N, Op::N, m, n, k, 0.0f, An.data(), m, B.data(), k, 0.5f, C.data(), m);
+    for (float c : C) ASSERT_EQ(c, 5.0f);
+  }
+}
+
+TEST(GemmEngine, NaNAndInfPropagate) {
+  const index_t m = 20, n = 8, k = 4;
+  std::vector<double> A(size_t(m * k), 1.0), B(size_t(k * n), 1.0), C(size_t(m * n), 0.0);
+  A[3] = std::numeric_limits<double>::infinity();
+  B[1] = std::numeric_limits<double>::quiet_NaN();
+  gemm<double>(Handle{}, Op::N, Op::N, m, n, k, 1.0, A.data(), m, B.data(), k, 0.0, C.data(), m);
+  EXPECT_TRUE(std::isnan(C[0]));          // column 0 sees the NaN in B(1,0)
+  EXPECT_TRUE(std::isinf(C[3 + m]));      // row 3 sees Inf in column 1
+}
+
+TEST(GemmEngine, BitwiseIdenticalForAnyThreadCount) {
+  const index_t m = 517, n = 389, k = 301;
+  std::mt19937 rng(7);
+  std::vector<float> A(size_t(m * k)), B(size_t(k * n));
+  for (auto& v : A) v = random_value<float>(rng);
+  for (auto& v : B) v = random_value<float>(rng);
+  std::vector<float> ref;
+  for (int threads : {1, 2, 3, 4}) {
+    std::vector<float> C(size_t(m * n), 1.0f);
+    Handle h;
+    h.set_num_threads(threads);
+    gemm<float>(h, Op::N, Op::T, m, n, k, 1.0f, A.data(), m, B.data(), n, 0.25f, C.data(), m);
+    if (ref.empty()) ref = C;
+    else ASSERT_EQ(0, std::memcmp(ref.data(), C.data(), C.size() * sizeof(float))) << threads << " threads";
+  }
+}
+
+TEST(GemmEngine, RowMajorOrder) {
+  // Row-major 2x3 * 3x2.
+  const float A[] = {1, 2, 3, 4, 5, 6}, B[] = {1, 0, 0, 1, 1, 1};
+  float C[4] = {};
+  gemm<float>(Handle{}, Order::row_major, Op::N, Op::N, 2, 2, 3, 1.0f, A, 3, B, 2, 0.0f, C, 2);
+  EXPECT_EQ(C[0], 4);
+  EXPECT_EQ(C[1], 5);
+  EXPECT_EQ(C[2], 10);
+  EXPECT_EQ(C[3], 11);
+}
+
+TEST(GemmEngine, InvalidArgumentsNameTheArgumentAndWriteNothing) {
+  std::vector<float> A(100, 1), B(100, 1), C(100, 7);
+  auto expect_arg = [&](const char* name, auto&& call) {
+    try {
+      call();
+      ADD_FAILURE() << "no error for " << name;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.argument(), name);
+    }
+    for (float c : C) ASSERT_EQ(c, 7.0f);
+  };
+  Handle h;
+  expect_arg("m", [&] { gemm<float>(h, Op::N, Op::N, -1, 2, 2, 1, A.data(), 2, B.data(), 2, 0, C.data(), 2); });
+  expect_arg("n", [&] { gemm<float>(h, Op::N, Op::N, 2, -1, 2, 1, A.data(), 2, B.data(), 2, 0, C.data(), 2); });
+  expect_arg("k", [&] { gemm<float>(h, Op::N, Op::N, 2, 2, -1, 1, A.data(), 2, B.data(), 2, 0, C.data(), 2); });
+  expect_arg("lda", [&] { gemm<float>(h, Op::N, Op::N, 4, 2, 2, 1, A.data(), 3, B.data(), 2, 0, C.data(), 4); });
+  expect_arg("ldb", [&] { gemm<float>(h, Op::N, Op::T, 2, 4, 2, 1, A.data(), 2, B.data(), 3, 0, C.data(), 2); });
+  expect_arg("ldc", [&] { gemm<float>(h, Op::N, Op::N, 4, 2, 2, 1, A.data(), 4, B.data(), 2, 0, C.data(), 3); });
+  expect_arg("transa", [&] { gemm<float>(h, Op('X'), Op::N, 2, 2, 2, 1, A.data(), 2, B.data(), 2, 0, C.data(), 2); });
+}
