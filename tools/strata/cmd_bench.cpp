@@ -1,0 +1,277 @@
+// `strata bench gemm`: the profiler role (cutlass_profiler / benchdnn). For each problem it
+// verifies strata and every peer against a reference, then times them interleaved in one
+// process and prints GFLOPS, % of the measured peak and the ratio to the best peer.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "peers/gemm_peers.hpp"
+#include "strata/blas/level3.hpp"
+#include "strata/core/peak.hpp"
+#include "strata/core/status.hpp"
+#include "strata/core/timer.hpp"
+
+namespace strata::cli {
+
+namespace {
+
+struct GemmProblem {
+  char ta = 'N', tb = 'N';
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  std::string text;
+};
+
+// "NN:1024x1024x1024", "TN:16x4096x4096", "NN:batch1000:32x32x32", or just "512x512x512".
+GemmProblem parse_problem(const std::string& s) {
+  GemmProblem p;
+  p.text = s;
+  std::string rest = s;
+  auto take = [&](char sep) {
+    auto pos = rest.find(sep);
+    std::string head = rest.substr(0, pos);
+    rest = pos == std::string::npos ? "" : rest.substr(pos + 1);
+    return head;
+  };
+  if (rest.size() > 2 && rest[2] == ':') {
+    std::string ops = take(':');
+    p.ta = ops[0], p.tb = ops[1];
+  }
+  if (rest.rfind("batch", 0) == 0) p.batch = std::stoll(take(':').substr(5));
+  long long m, n, k;
+  char x1, x2;
+  std::istringstream in(rest);
+  if (!(in >> m >> x1 >> n >> x2 >> k) || x1 != 'x' || x2 != 'x' || m < 0 || n < 0 || k < 0 || p.batch < 1 ||
+      (p.ta != 'N' && p.ta != 'T') || (p.tb != 'N' && p.tb != 'T'))
+    throw_error(Status::invalid_argument, "problem",
+                "'" + s + "' is not of the form [NN|NT|TN|TT:][batchB:]MxNxK");
+  p.m = m, p.n = n, p.k = k;
+  return p;
+}
+
+template <class T>
+struct Operands {
+  int64_t lda, ldb, ldc, a_size, b_size, c_size;
+  std::vector<T> a, b, c;
+  Operands(const GemmProblem& p, std::mt19937& rng) {
+    lda = std::max<int64_t>(1, p.ta == 'N' ? p.m : p.k);
+    ldb = std::max<int64_t>(1, p.tb == 'N' ? p.k : p.n);
+    ldc = std::max<int64_t>(1, p.m);
+    a_size = lda * (p.ta == 'N' ? p.k : p.m), b_size = ldb * (p.tb == 'N' ? p.n : p.k), c_size = ldc * p.n;
+    std::uniform_real_distribution<double> d(-1, 1);
+    a.resize(size_t(a_size * p.batch));
+    b.resize(size_t(b_size * p.batch));
+    c.assign(size_t(c_size * p.batch), T(0));
+    for (auto& v : a) v = T(d(rng));
+    for (auto& v : b) v = T(d(rng));
+  }
+};
+
+// Freivalds-style check of batch item 0: C x against op(A) (op(B) x) in double, with an error
+// bound of 4 (k + 2) eps |op(A)| (|op(B)| |x|).
+template <class T>
+bool verify(const GemmProblem& p, const Operands<T>& o, std::string& why) {
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<double> d(-1, 1);
+  std::vector<double> x(size_t(p.n)), bx(size_t(p.k), 0), bxa(size_t(p.k), 0);
+  for (auto& v : x) v = d(rng);
+  auto A = [&](int64_t i, int64_t l) { return double(p.ta == 'N' ? o.a[size_t(i + l * o.lda)] : o.a[size_t(l + i * o.lda)]); };
+  auto B = [&](int64_t l, int64_t j) { return double(p.tb == 'N' ? o.b[size_t(l + j * o.ldb)] : o.b[size_t(j + l * o.ldb)]); };
+  for (int64_t j = 0; j < p.n; ++j)
+    for (int64_t l = 0; l < p.k; ++l) bx[size_t(l)] += B(l, j) * x[size_t(j)], bxa[size_t(l)] += std::fabs(B(l, j) * x[size_t(j)]);
+  const double eps = double(std::numeric_limits<T>::epsilon());
+  for (int64_t i = 0; i < p.m; ++i) {
+    double want = 0, bound = 0, got = 0;
+    for (int64_t l = 0; l < p.k; ++l) want += A(i, l) * bx[size_t(l)], bound += std::fabs(A(i, l)) * bxa[size_t(l)];
+    for (int64_t j = 0; j < p.n; ++j) got += double(o.c[size_t(i + j * o.ldc)]) * x[size_t(j)];
+    if (std::fabs(got - want) > 4.0 * double(p.k + 2) * eps * bound + 1e-12) {
+      why = "row " + std::to_string(i) + ": got " + std::to_string(got) + ", want " + std::to_string(want);
+      return false;
+    }
+  }
+  return true;
+}
+
+struct Row {
+  std::string problem, dtype, lib;
+  int threads;
+  double gflops, pct_peak, ratio_to_best_peer;  // ratio only on strata's row (0 elsewhere)
+  bool verified;
+};
+
+template <class T>
+void run_problem(const GemmProblem& p, int threads, const std::vector<bench::GemmPeer>& peers, int reps,
+                 double peak_per_core, std::vector<Row>& rows) {
+  std::mt19937 rng(42);
+  Operands<T> o(p, rng);
+  blas::Handle h;
+  h.set_num_threads(threads);
+  const char* dt = sizeof(T) == 4 ? "f32" : "f64";
+
+  struct Lib {
+    std::string name;
+    std::function<void(int64_t)> call;  // runs batch item b
+    std::vector<double> times;
+    bool ok = true;
+  };
+  std::vector<Lib> libs;
+  libs.push_back({"strata", [&](int64_t b) {
+                    blas::gemm<T>(h, blas::Op(p.ta), blas::Op(p.tb), p.m, p.n, p.k, T(1), o.a.data() + b * o.a_size,
+                                  o.lda, o.b.data() + b * o.b_size, o.ldb, T(0), o.c.data() + b * o.c_size, o.ldc);
+                  }, {}});
+  for (const auto& peer : peers) {
+    if constexpr (sizeof(T) == 4) {
+      if (!peer.sgemm) continue;
+    } else {
+      if (!peer.dgemm) continue;
+    }
+    const bench::GemmPeer* pp = &peer;
+    libs.push_back({peer.name, [&, pp](int64_t b) {
+                      auto* self = const_cast<bench::GemmPeer*>(pp);
+                      if constexpr (sizeof(T) == 4)
+                        pp->sgemm(self, p.ta, p.tb, p.m, p.n, p.k, 1.0f, o.a.data() + b * o.a_size, o.lda,
+                                  o.b.data() + b * o.b_size, o.ldb, 0.0f, o.c.data() + b * o.c_size, o.ldc);
+                      else
+                        pp->dgemm(self, p.ta, p.tb, p.m, p.n, p.k, 1.0, o.a.data() + b * o.a_size, o.lda,
+                                  o.b.data() + b * o.b_size, o.ldb, 0.0, o.c.data() + b * o.c_size, o.ldc);
+                    }, {}});
+  }
+  for (const auto& peer : peers)
+    if (peer.set_threads) peer.set_threads(const_cast<bench::GemmPeer*>(&peer), threads);
+
+  // Verify each library once (also the warm-up).
+  for (auto& lib : libs) {
+    std::fill(o.c.begin(), o.c.end(), T(0));
+    for (int64_t b = 0; b < p.batch; ++b) lib.call(b);
+    std::string why;
+    lib.ok = verify(p, o, why);
+    if (!lib.ok) std::fprintf(stderr, "bench: %s gave a wrong result on %s: %s\n", lib.name.c_str(), p.text.c_str(), why.c_str());
+  }
+  // Interleaved timing: each repetition runs every library once, so drift hits all alike.
+  const double flops = 2.0 * double(p.m) * double(p.n) * double(p.k) * double(p.batch);
+  const int inner = std::max(1, int(2e8 / std::max(flops, 1.0)));  // ≥ ~2 ms per sample for tiny problems
+  for (int r = 0; r < reps; ++r)
+    for (auto& lib : libs) {
+      Timer t;
+      for (int i = 0; i < inner; ++i)
+        for (int64_t b = 0; b < p.batch; ++b) lib.call(b);
+      lib.times.push_back(t.seconds() / inner);
+    }
+  double best_peer = 0, strata_gflops = 0;
+  std::vector<double> gf;
+  for (auto& lib : libs) {
+    std::sort(lib.times.begin(), lib.times.end());
+    double g = flops / lib.times[lib.times.size() / 2] * 1e-9;
+    gf.push_back(g);
+    if (lib.name == "strata") strata_gflops = g;
+    else if (lib.ok) best_peer = std::max(best_peer, g);
+  }
+  const double peak = peak_per_core * (sizeof(T) == 4 ? 1.0 : 0.5) * threads;
+  for (size_t i = 0; i < libs.size(); ++i)
+    rows.push_back({p.text, dt, libs[i].name, threads, gf[i], 100.0 * gf[i] / peak,
+                    libs[i].name == "strata" && best_peer > 0 ? strata_gflops / best_peer : 0.0, libs[i].ok});
+}
+
+std::vector<std::string> split_list(const std::vector<std::string>& in) {
+  std::vector<std::string> out;
+  for (const auto& s : in) {
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ','))
+      if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+struct BenchOptions {
+  std::vector<std::string> problems, dtypes{"f32"}, peers{"all"};
+  std::string file, csv, json;
+  std::vector<int> threads{1};
+  int reps = 5;
+};
+
+int run_gemm_bench(const BenchOptions& opt) {
+  std::vector<GemmProblem> problems;
+  for (const auto& s : split_list(opt.problems)) problems.push_back(parse_problem(s));
+  if (!opt.file.empty()) {
+    std::ifstream in(opt.file);
+    if (!in) throw_error(Status::invalid_argument, "--file", "cannot read '" + opt.file + "'");
+    std::string line;
+    while (std::getline(in, line))
+      if (!line.empty() && line[0] != '#') problems.push_back(parse_problem(line));
+  }
+  if (problems.empty()) throw_error(Status::invalid_argument, "--problems", "give at least one problem or --file");
+  std::vector<std::string> missing;
+  auto wanted = split_list(opt.peers);
+  std::vector<bench::GemmPeer> peers;
+  if (!(wanted.size() == 1 && wanted[0] == "none")) peers = bench::load_gemm_peers(wanted, missing);
+  for (const auto& m : missing) std::fprintf(stderr, "bench: peer not available: %s\n", m.c_str());
+  const PeakEstimate& pk = measure_peak();
+  std::printf("# peak %.1f GFLOPS/core f32 (%s, %.2f GHz measured); OPENBLAS_CORETYPE unset for this run\n",
+              pk.peak_gflops_f32, std::string(isa_name(pk.isa)).c_str(), pk.clock_ghz);
+  std::printf("%-26s %-4s %3s %-9s %9s %7s %8s\n", "problem", "type", "thr", "library", "GFLOPS", "%peak", "vs best");
+  std::vector<Row> rows;
+  for (const auto& dt : split_list(opt.dtypes))
+    for (int t : opt.threads)
+      for (const auto& p : problems) {
+        size_t first = rows.size();
+        if (dt == "f32") run_problem<float>(p, t, peers, opt.reps, pk.peak_gflops_f32, rows);
+        else if (dt == "f64") run_problem<double>(p, t, peers, opt.reps, pk.peak_gflops_f32, rows);
+        else throw_error(Status::invalid_argument, "--dtype", "'" + dt + "' (expected f32 or f64)");
+        for (size_t i = first; i < rows.size(); ++i) {
+          const Row& r = rows[i];
+          char ratio[16] = "";
+          if (r.ratio_to_best_peer > 0) std::snprintf(ratio, sizeof ratio, "%.2fx", r.ratio_to_best_peer);
+          std::printf("%-26s %-4s %3d %-9s %9.1f %6.1f%% %8s%s\n", r.problem.c_str(), r.dtype.c_str(), r.threads,
+                      r.lib.c_str(), r.gflops, r.pct_peak, ratio, r.verified ? "" : "  WRONG RESULT");
+        }
+        std::fflush(stdout);
+      }
+  if (!opt.csv.empty()) {
+    std::ofstream out(opt.csv);
+    out << "problem,dtype,threads,library,gflops,pct_peak,ratio_to_best_peer,verified\n";
+    for (const auto& r : rows)
+      out << r.problem << ',' << r.dtype << ',' << r.threads << ',' << r.lib << ',' << r.gflops << ',' << r.pct_peak
+          << ',' << r.ratio_to_best_peer << ',' << (r.verified ? 1 : 0) << '\n';
+  }
+  if (!opt.json.empty()) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& r : rows)
+      j.push_back({{"problem", r.problem}, {"dtype", r.dtype}, {"threads", r.threads}, {"library", r.lib},
+                   {"gflops", r.gflops}, {"pct_peak", r.pct_peak}, {"ratio_to_best_peer", r.ratio_to_best_peer},
+                   {"verified", r.verified}});
+    std::ofstream(opt.json) << j.dump(2) << '\n';
+  }
+  for (const auto& r : rows)
+    if (!r.verified) return 1;
+  return 0;
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, int& exit_code) {
+  auto* bench = app.add_subcommand("bench", "Benchmark strata against peer libraries, verified first");
+  bench->require_subcommand(1);
+  auto opt = std::make_shared<BenchOptions>();
+  auto* gemm = bench->add_subcommand("gemm", "GEMM: problems like NN:1024x1024x1024 or NN:batch1000:32x32x32");
+  gemm->add_option("-p,--problems", opt->problems, "Problems, comma separated");
+  gemm->add_option("-f,--file", opt->file, "File with one problem per line (see bench/problems/)");
+  gemm->add_option("--dtype", opt->dtypes, "f32,f64")->delimiter(',');
+  gemm->add_option("-t,--threads", opt->threads, "Thread counts, e.g. 1,2")->delimiter(',');
+  gemm->add_option("--peers", opt->peers, "all, none, or a list of openblas,blis,onednn")->delimiter(',');
+  gemm->add_option("-r,--reps", opt->reps, "Timed repetitions per library (median reported)")->check(CLI::PositiveNumber);
+  gemm->add_option("--csv", opt->csv, "Also write CSV here");
+  gemm->add_option("--json", opt->json, "Also write JSON here");
+  gemm->callback([opt, &exit_code] { exit_code = run_gemm_bench(*opt); });
+}
+
+}  // namespace strata::cli
