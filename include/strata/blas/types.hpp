@@ -17,4 +17,13 @@ enum class Diag : char { non_unit = 'N', unit = 'U' };
 // fix beside it (the GEMM family), never a replacement.
 enum class Order : char { col_major = 'C', row_major = 'R' };
 
+// The real type behind a scalar (float for c64): nrm2/asum results, rot's c and s,
+// herk's alpha and beta.
+template <class T> struct real_of { using type = T; };
+template <class R> struct real_of<std::complex<R>> { using type = R; };
+template <class T> using real_t = typename real_of<T>::type;
+
+template <class T> inline constexpr bool is_complex_v = false;
+template <class R> inline constexpr bool is_complex_v<std::complex<R>> = true;
+
 }  // namespace strata::blas

@@ -1,0 +1,43 @@
+// Unit-stride vector kernels behind Level 1 and Level 2, one set per ISA.
+//
+// The same source (vec_kernels_impl.hpp) is compiled once per ISA with that ISA's flags and
+// the compiler's vectoriser does the work; the accumulation order is written out explicitly
+// (fixed lanes, fixed pairwise combine), so a kernel's result depends only on n and the data,
+// never on threads. Slots are chosen at run time through IsaTable; the generic set always exists.
+#pragma once
+#include "strata/blas/types.hpp"
+#include "strata/core/isa.hpp"
+
+namespace strata::blas::detail {
+
+template <class T>
+struct VecKernels {
+  void (*axpy)(index_t n, T alpha, const T* x, T* y);  // y += alpha * x
+  T (*dotu)(index_t n, const T* x, const T* y);        // sum x_i y_i
+  T (*dotc)(index_t n, const T* x, const T* y);        // sum conj(x_i) y_i
+  void (*scal)(index_t n, T alpha, T* x);              // x *= alpha
+};
+
+struct VecKernelSet {
+  VecKernels<float> s;
+  VecKernels<double> d;
+  VecKernels<c64> c;
+  VecKernels<c128> z;
+};
+
+extern const VecKernelSet vec_kernels_generic;
+extern const VecKernelSet vec_kernels_avx2;
+extern const VecKernelSet vec_kernels_avx512;
+
+const VecKernelSet& vec_kernel_set(Isa isa);
+
+template <class T>
+const VecKernels<T>& vec_kernels(Isa isa) {
+  const VecKernelSet& k = vec_kernel_set(isa);
+  if constexpr (std::is_same_v<T, float>) return k.s;
+  else if constexpr (std::is_same_v<T, double>) return k.d;
+  else if constexpr (std::is_same_v<T, c64>) return k.c;
+  else return k.z;
+}
+
+}  // namespace strata::blas::detail

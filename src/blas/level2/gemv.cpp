@@ -1,0 +1,105 @@
+// gemv and gbmv: y := alpha*op(A)*x + beta*y for general full and band matrices.
+// op = N walks columns doing axpy on row ranges (threads split the rows); op = T/C computes
+// one dot product per output (threads split the outputs). Either way each y element is
+// produced by the same operations in the same order for any thread count.
+#include "../common/checks.hpp"
+#include "../common/dense_vector.hpp"
+#include "../common/parallel.hpp"
+#include "../kernels/vec_kernels.hpp"
+#include "strata/blas/level2.hpp"
+
+namespace strata::blas {
+
+namespace {
+
+using namespace detail;
+
+// A general band matrix (full = band with kl = m-1, ku = n-1): column j stores rows
+// [first(j), last(j)] contiguously starting at col(j).
+template <class T>
+struct BandView {
+  const T* a;
+  index_t m, lda, kl, ku;
+  bool full;
+  index_t first(index_t j) const { return std::max<index_t>(0, j - ku); }
+  index_t last(index_t j) const { return std::min(m - 1, j + kl); }
+  const T* col(index_t j) const { return full ? a + j * lda + first(j) : a + (ku + first(j) - j) + j * lda; }
+};
+
+template <class T>
+void general_mv(const Handle& h, Op trans, index_t m, index_t n, const BandView<T>& A, T alpha, const T* x,
+                index_t incx, T beta, T* y, index_t incy) {
+  const bool notrans = trans == Op::N;
+  const index_t lenx = notrans ? n : m, leny = notrans ? m : n;
+  scale_vector(leny, beta, y, incy);
+  if (alpha == T(0)) return;
+  DenseInput<T> xv(x, lenx, incx);
+  DenseVector<T> yv(y, leny, incy);
+  const auto& k = vec_kernels<T>(h.isa());
+  const T* xd = xv.data();
+  T* yd = yv.data();
+  const index_t work = m * std::min(n, A.kl + A.ku + 1);
+  if (notrans) {
+    // Rows in blocks: every y_i still sums its columns in order j = 0..n-1.
+    parallel_ranges(h, m, work, [&](index_t r0, index_t r1) {
+      for (index_t j = 0; j < n; ++j) {
+        const index_t lo = std::max(r0, A.first(j)), hi = std::min(r1 - 1, A.last(j));
+        if (lo > hi) continue;
+        k.axpy(hi - lo + 1, alpha * xd[j], A.col(j) + (lo - A.first(j)), yd + lo);
+      }
+    });
+  } else {
+    auto dot = trans == Op::C ? k.dotc : k.dotu;
+    parallel_ranges(h, n, work, [&](index_t j0, index_t j1) {
+      for (index_t j = j0; j < j1; ++j) {
+        const index_t lo = A.first(j), hi = A.last(j);
+        if (lo > hi) continue;
+        yd[j] += alpha * dot(hi - lo + 1, A.col(j), xd + lo);
+      }
+    });
+  }
+  yv.store();
+}
+
+}  // namespace
+
+template <class T>
+void gemv(const Handle& h, Op trans, index_t m, index_t n, T alpha, const T* A, index_t lda, const T* x,
+          index_t incx, T beta, T* y, index_t incy) {
+  check_op(trans, "trans");
+  check_dim(m, "m");
+  check_dim(n, "n");
+  check_ld(lda, m, "lda");
+  check_inc(incx, "incx");
+  check_inc(incy, "incy");
+  if (m == 0 || n == 0 || (alpha == T(0) && beta == T(1))) return;
+  general_mv(h, trans, m, n, BandView<T>{A, m, lda, m - 1, n - 1, true}, alpha, x, incx, beta, y, incy);
+}
+
+template <class T>
+void gbmv(const Handle& h, Op trans, index_t m, index_t n, index_t kl, index_t ku, T alpha, const T* A,
+          index_t lda, const T* x, index_t incx, T beta, T* y, index_t incy) {
+  check_op(trans, "trans");
+  check_dim(m, "m");
+  check_dim(n, "n");
+  check_dim(kl, "kl");
+  check_dim(ku, "ku");
+  check_arg(lda >= kl + ku + 1, "lda", "must be >= kl + ku + 1");
+  check_inc(incx, "incx");
+  check_inc(incy, "incy");
+  if (m == 0 || n == 0 || (alpha == T(0) && beta == T(1))) return;
+  general_mv(h, trans, m, n, BandView<T>{A, m, lda, kl, ku, false}, alpha, x, incx, beta, y, incy);
+}
+
+#define STRATA_INSTANTIATE(T)                                                                              \
+  template void gemv<T>(const Handle&, Op, index_t, index_t, T, const T*, index_t, const T*, index_t, T, T*, \
+                        index_t);                                                                          \
+  template void gbmv<T>(const Handle&, Op, index_t, index_t, index_t, index_t, T, const T*, index_t, const T*, \
+                        index_t, T, T*, index_t);
+STRATA_INSTANTIATE(float)
+STRATA_INSTANTIATE(double)
+STRATA_INSTANTIATE(c64)
+STRATA_INSTANTIATE(c128)
+#undef STRATA_INSTANTIATE
+
+}  // namespace strata::blas

@@ -1,0 +1,135 @@
+// y := alpha*A*x + beta*y for symmetric and Hermitian A in full, band and packed storage
+// (symv sbmv spmv hemv hbmv hpmv): one column sweep over the stored triangle. Column j
+// contributes alpha*x_j*A(:,j) to the rows it stores and its (conjugated) dot product with x
+// to y_j, so each stored element is read once.
+#include "../common/checks.hpp"
+#include "../common/dense_vector.hpp"
+#include "../common/tri_storage.hpp"
+#include "../kernels/vec_kernels.hpp"
+#include "strata/blas/level2.hpp"
+
+namespace strata::blas {
+
+namespace {
+
+using namespace detail;
+
+template <class T, bool Herm>
+void symmetric_mv(const Handle& h, const TriStorage<const T>& A, T alpha, const T* x, index_t incx, T beta, T* y,
+                  index_t incy) {
+  const index_t n = A.n;
+  if (n == 0 || (alpha == T(0) && beta == T(1))) return;
+  scale_vector(n, beta, y, incy);
+  if (alpha == T(0)) return;
+  DenseInput<T> xv(x, n, incx);
+  DenseVector<T> yv(y, n, incy);
+  const auto& k = vec_kernels<T>(h.isa());
+  auto dot = Herm ? k.dotc : k.dotu;  // sum of conj?(A(i,j)) * x_i over the off-diagonal part
+  const T* xd = xv.data();
+  T* yd = yv.data();
+  for (index_t j = 0; j < n; ++j) {
+    const T t1 = alpha * xd[j];
+    const T diag = Herm ? T(real_part(*A.at(j, j))) : *A.at(j, j);
+    // Off-diagonal rows of column j: above the diagonal (upper) or below it (lower).
+    const index_t lo = A.upper ? A.first(j) : j + 1;
+    const index_t hi = A.upper ? j - 1 : A.last(j);
+    T t2{};
+    if (lo <= hi) {
+      const T* col = A.at(lo, j);
+      k.axpy(hi - lo + 1, t1, col, yd + lo);
+      t2 = dot(hi - lo + 1, col, xd + lo);
+    }
+    yd[j] += t1 * diag + alpha * t2;
+  }
+  yv.store();
+}
+
+void check_sym(Uplo uplo, index_t n) {
+  check_uplo(uplo);
+  check_dim(n, "n");
+}
+
+}  // namespace
+
+template <class T>
+void symv(const Handle& h, Uplo uplo, index_t n, T alpha, const T* A, index_t lda, const T* x, index_t incx,
+          T beta, T* y, index_t incy) {
+  check_sym(uplo, n);
+  check_ld(lda, n, "lda");
+  check_inc(incx, "incx");
+  check_inc(incy, "incy");
+  symmetric_mv<T, false>(h, TriStorage<const T>::full(A, n, uplo == Uplo::upper, lda), alpha, x, incx, beta, y, incy);
+}
+
+template <class T>
+void sbmv(const Handle& h, Uplo uplo, index_t n, index_t k, T alpha, const T* A, index_t lda, const T* x,
+          index_t incx, T beta, T* y, index_t incy) {
+  check_sym(uplo, n);
+  check_dim(k, "k");
+  check_arg(lda >= k + 1, "lda", "must be >= k + 1");
+  check_inc(incx, "incx");
+  check_inc(incy, "incy");
+  symmetric_mv<T, false>(h, TriStorage<const T>::band(A, n, uplo == Uplo::upper, k, lda), alpha, x, incx, beta, y,
+                         incy);
+}
+
+template <class T>
+void spmv(const Handle& h, Uplo uplo, index_t n, T alpha, const T* AP, const T* x, index_t incx, T beta, T* y,
+          index_t incy) {
+  check_sym(uplo, n);
+  check_inc(incx, "incx");
+  check_inc(incy, "incy");
+  symmetric_mv<T, false>(h, TriStorage<const T>::packed(AP, n, uplo == Uplo::upper), alpha, x, incx, beta, y, incy);
+}
+
+template <class T>
+void hemv(const Handle& h, Uplo uplo, index_t n, T alpha, const T* A, index_t lda, const T* x, index_t incx,
+          T beta, T* y, index_t incy) {
+  check_sym(uplo, n);
+  check_ld(lda, n, "lda");
+  check_inc(incx, "incx");
+  check_inc(incy, "incy");
+  symmetric_mv<T, true>(h, TriStorage<const T>::full(A, n, uplo == Uplo::upper, lda), alpha, x, incx, beta, y, incy);
+}
+
+template <class T>
+void hbmv(const Handle& h, Uplo uplo, index_t n, index_t k, T alpha, const T* A, index_t lda, const T* x,
+          index_t incx, T beta, T* y, index_t incy) {
+  check_sym(uplo, n);
+  check_dim(k, "k");
+  check_arg(lda >= k + 1, "lda", "must be >= k + 1");
+  check_inc(incx, "incx");
+  check_inc(incy, "incy");
+  symmetric_mv<T, true>(h, TriStorage<const T>::band(A, n, uplo == Uplo::upper, k, lda), alpha, x, incx, beta, y,
+                        incy);
+}
+
+template <class T>
+void hpmv(const Handle& h, Uplo uplo, index_t n, T alpha, const T* AP, const T* x, index_t incx, T beta, T* y,
+          index_t incy) {
+  check_sym(uplo, n);
+  check_inc(incx, "incx");
+  check_inc(incy, "incy");
+  symmetric_mv<T, true>(h, TriStorage<const T>::packed(AP, n, uplo == Uplo::upper), alpha, x, incx, beta, y, incy);
+}
+
+#define STRATA_SYM(T)                                                                                          \
+  template void symv<T>(const Handle&, Uplo, index_t, T, const T*, index_t, const T*, index_t, T, T*, index_t); \
+  template void sbmv<T>(const Handle&, Uplo, index_t, index_t, T, const T*, index_t, const T*, index_t, T, T*,  \
+                        index_t);                                                                              \
+  template void spmv<T>(const Handle&, Uplo, index_t, T, const T*, const T*, index_t, T, T*, index_t);
+#define STRATA_HERM(T)                                                                                         \
+  template void hemv<T>(const Handle&, Uplo, index_t, T, const T*, index_t, const T*, index_t, T, T*, index_t); \
+  template void hbmv<T>(const Handle&, Uplo, index_t, index_t, T, const T*, index_t, const T*, index_t, T, T*,  \
+                        index_t);                                                                              \
+  template void hpmv<T>(const Handle&, Uplo, index_t, T, const T*, const T*, index_t, T, T*, index_t);
+STRATA_SYM(float)
+STRATA_SYM(double)
+STRATA_SYM(c64)
+STRATA_SYM(c128)
+STRATA_HERM(c64)
+STRATA_HERM(c128)
+#undef STRATA_SYM
+#undef STRATA_HERM
+
+}  // namespace strata::blas

@@ -1,0 +1,166 @@
+// x := op(A)*x and x := op(A)^-1*x for triangular A in full, band and packed storage
+// (trmv tbmv tpmv trsv tbsv tpsv). One sweep per (uplo, op) over column segments: op = N
+// uses axpy on the column (skipped when x_j == 0, as the reference, so an Inf/NaN in A
+// meets a zero x_j the same way), op = T/C uses a dot product with the column.
+#include "../common/checks.hpp"
+#include "../common/dense_vector.hpp"
+#include "../common/tri_storage.hpp"
+#include "../kernels/vec_kernels.hpp"
+#include "strata/blas/level2.hpp"
+
+namespace strata::blas {
+
+namespace {
+
+using namespace detail;
+
+template <class T>
+struct TriCall {
+  const TriStorage<const T>& A;
+  Op trans;
+  bool unit;
+  const VecKernels<T>& k;
+  T diag(index_t j) const { return conj_if(trans == Op::C, *A.at(j, j)); }
+  // Off-diagonal segment of column j: rows [lo, hi], possibly empty.
+  index_t lo(index_t j) const { return A.upper ? A.first(j) : j + 1; }
+  index_t hi(index_t j) const { return A.upper ? j - 1 : A.last(j); }
+  T dot(index_t j, const T* x) const {
+    const index_t l = lo(j), len = hi(j) - l + 1;
+    if (len <= 0) return T(0);
+    return (trans == Op::C ? k.dotc : k.dotu)(len, A.at(l, j), x + l);
+  }
+  void axpy(index_t j, T a, T* x) const {
+    const index_t l = lo(j), len = hi(j) - l + 1;
+    if (len > 0) k.axpy(len, a, A.at(l, j), x + l);
+  }
+};
+
+template <class T>
+void triangular_mv(const TriCall<T>& c, T* x) {
+  const index_t n = c.A.n;
+  // op(A) is upper triangular when (A upper) == (op is N): then outputs depend on later x.
+  if (c.trans == Op::N) {
+    auto column = [&](index_t j) {
+      if (x[j] == T(0)) return;
+      const T t = x[j];
+      c.axpy(j, t, x);
+      if (!c.unit) x[j] *= c.diag(j);
+    };
+    if (c.A.upper) for (index_t j = 0; j < n; ++j) column(j);
+    else for (index_t j = n - 1; j >= 0; --j) column(j);
+  } else {
+    auto row = [&](index_t j) {
+      T t = x[j];
+      if (!c.unit) t *= c.diag(j);
+      x[j] = t + c.dot(j, x);
+    };
+    if (c.A.upper) for (index_t j = n - 1; j >= 0; --j) row(j);
+    else for (index_t j = 0; j < n; ++j) row(j);
+  }
+}
+
+template <class T>
+void triangular_sv(const TriCall<T>& c, T* x) {
+  const index_t n = c.A.n;
+  if (c.trans == Op::N) {
+    auto column = [&](index_t j) {
+      if (x[j] == T(0)) return;
+      if (!c.unit) x[j] /= c.diag(j);
+      c.axpy(j, -x[j], x);
+    };
+    if (c.A.upper) for (index_t j = n - 1; j >= 0; --j) column(j);
+    else for (index_t j = 0; j < n; ++j) column(j);
+  } else {
+    auto row = [&](index_t j) {
+      T t = x[j] - c.dot(j, x);
+      if (!c.unit) t /= c.diag(j);
+      x[j] = t;
+    };
+    if (c.A.upper) for (index_t j = 0; j < n; ++j) row(j);
+    else for (index_t j = n - 1; j >= 0; --j) row(j);
+  }
+}
+
+void check_tri(Uplo uplo, Op trans, Diag diag, index_t n) {
+  check_uplo(uplo);
+  check_op(trans, "trans");
+  check_diag(diag);
+  check_dim(n, "n");
+}
+
+template <class T>
+void run(const Handle& h, bool solve, const TriStorage<const T>& A, Op trans, Diag diag, T* x, index_t incx) {
+  if (A.n == 0) return;
+  DenseVector<T> xv(x, A.n, incx);
+  TriCall<T> c{A, trans, diag == Diag::unit, vec_kernels<T>(h.isa())};
+  if (solve) triangular_sv(c, xv.data());
+  else triangular_mv(c, xv.data());
+  xv.store();
+}
+
+}  // namespace
+
+template <class T>
+void trmv(const Handle& h, Uplo uplo, Op trans, Diag diag, index_t n, const T* A, index_t lda, T* x, index_t incx) {
+  check_tri(uplo, trans, diag, n);
+  check_ld(lda, n, "lda");
+  check_inc(incx, "incx");
+  run(h, false, TriStorage<const T>::full(A, n, uplo == Uplo::upper, lda), trans, diag, x, incx);
+}
+
+template <class T>
+void tbmv(const Handle& h, Uplo uplo, Op trans, Diag diag, index_t n, index_t k, const T* A, index_t lda, T* x,
+          index_t incx) {
+  check_tri(uplo, trans, diag, n);
+  check_dim(k, "k");
+  check_arg(lda >= k + 1, "lda", "must be >= k + 1");
+  check_inc(incx, "incx");
+  run(h, false, TriStorage<const T>::band(A, n, uplo == Uplo::upper, k, lda), trans, diag, x, incx);
+}
+
+template <class T>
+void tpmv(const Handle& h, Uplo uplo, Op trans, Diag diag, index_t n, const T* AP, T* x, index_t incx) {
+  check_tri(uplo, trans, diag, n);
+  check_inc(incx, "incx");
+  run(h, false, TriStorage<const T>::packed(AP, n, uplo == Uplo::upper), trans, diag, x, incx);
+}
+
+template <class T>
+void trsv(const Handle& h, Uplo uplo, Op trans, Diag diag, index_t n, const T* A, index_t lda, T* x, index_t incx) {
+  check_tri(uplo, trans, diag, n);
+  check_ld(lda, n, "lda");
+  check_inc(incx, "incx");
+  run(h, true, TriStorage<const T>::full(A, n, uplo == Uplo::upper, lda), trans, diag, x, incx);
+}
+
+template <class T>
+void tbsv(const Handle& h, Uplo uplo, Op trans, Diag diag, index_t n, index_t k, const T* A, index_t lda, T* x,
+          index_t incx) {
+  check_tri(uplo, trans, diag, n);
+  check_dim(k, "k");
+  check_arg(lda >= k + 1, "lda", "must be >= k + 1");
+  check_inc(incx, "incx");
+  run(h, true, TriStorage<const T>::band(A, n, uplo == Uplo::upper, k, lda), trans, diag, x, incx);
+}
+
+template <class T>
+void tpsv(const Handle& h, Uplo uplo, Op trans, Diag diag, index_t n, const T* AP, T* x, index_t incx) {
+  check_tri(uplo, trans, diag, n);
+  check_inc(incx, "incx");
+  run(h, true, TriStorage<const T>::packed(AP, n, uplo == Uplo::upper), trans, diag, x, incx);
+}
+
+#define STRATA_INSTANTIATE(T)                                                                                  \
+  template void trmv<T>(const Handle&, Uplo, Op, Diag, index_t, const T*, index_t, T*, index_t);              \
+  template void tbmv<T>(const Handle&, Uplo, Op, Diag, index_t, index_t, const T*, index_t, T*, index_t);     \
+  template void tpmv<T>(const Handle&, Uplo, Op, Diag, index_t, const T*, T*, index_t);                       \
+  template void trsv<T>(const Handle&, Uplo, Op, Diag, index_t, const T*, index_t, T*, index_t);              \
+  template void tbsv<T>(const Handle&, Uplo, Op, Diag, index_t, index_t, const T*, index_t, T*, index_t);     \
+  template void tpsv<T>(const Handle&, Uplo, Op, Diag, index_t, const T*, T*, index_t);
+STRATA_INSTANTIATE(float)
+STRATA_INSTANTIATE(double)
+STRATA_INSTANTIATE(c64)
+STRATA_INSTANTIATE(c128)
+#undef STRATA_INSTANTIATE
+
+}  // namespace strata::blas

@@ -1,0 +1,168 @@
+// Triangular-output products on top of gemm: gemmt, syrk, herk, syr2k, her2k.
+//
+// All are C_tri := alpha*op(A)*op(B) + beta*C_tri (syr2k/her2k as two such passes). For each
+// block column of C, the rectangle strictly above (upper) or below (lower) the diagonal block
+// is one gemm; the nb x nb diagonal block is computed in full into a scratch matrix and only
+// its triangle is merged into C.
+#include <vector>
+
+#include "../common/blocking.hpp"
+#include "../common/checks.hpp"
+#include "strata/blas/level3.hpp"
+
+namespace strata::blas {
+
+namespace {
+
+using namespace detail;
+
+struct TriProduct {
+  bool upper;
+  Op transa, transb;
+  bool herm;  // Hermitian result: the diagonal of C is kept real
+};
+
+template <class T>
+void triangle_product(const Handle& h, const TriProduct& p, index_t n, index_t k, T alpha, const T* A,
+                      index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
+  if (alpha == T(0) || k == 0) {
+    scale_triangle(p.upper, n, beta, C, ldc, p.herm);
+    return;
+  }
+  // Row r of op(A) and column c of op(B) as gemm operand pointers.
+  auto rows_of_a = [&](index_t r) { return p.transa == Op::N ? A + r : A + r * lda; };
+  auto cols_of_b = [&](index_t c) { return p.transb == Op::N ? B + c * ldb : B + c; };
+  std::vector<T> diag;
+  for (index_t d0 = 0; d0 < n; d0 += level3_block) {
+    const index_t nb = std::min(level3_block, n - d0), d1 = d0 + nb;
+    if (p.upper && d0 > 0)
+      gemm<T>(h, p.transa, p.transb, d0, nb, k, alpha, rows_of_a(0), lda, cols_of_b(d0), ldb, beta, C + d0 * ldc, ldc);
+    if (!p.upper && d1 < n)
+      gemm<T>(h, p.transa, p.transb, n - d1, nb, k, alpha, rows_of_a(d1), lda, cols_of_b(d0), ldb, beta,
+              C + d1 + d0 * ldc, ldc);
+    diag.resize(size_t(nb * nb));
+    gemm<T>(h, p.transa, p.transb, nb, nb, k, alpha, rows_of_a(d0), lda, cols_of_b(d0), ldb, T(0), diag.data(), nb);
+    for (index_t j = 0; j < nb; ++j) {
+      const index_t lo = p.upper ? 0 : j, hi = p.upper ? j : nb - 1;
+      for (index_t i = lo; i <= hi; ++i) {
+        T& c = C[(d0 + i) + (d0 + j) * ldc];
+        const T t = diag[size_t(i + j * nb)];
+        const T old = beta == T(0) ? T(0) : beta * (p.herm && i == j ? T(real_part(c)) : c);
+        c = p.herm && i == j ? T(real_part(old) + real_part(t)) : old + t;
+      }
+    }
+  }
+}
+
+// Reference argument checks of the rank-k family; `nrowa` is n for trans N, else k.
+void check_rank_k(Uplo uplo, Op trans, bool trans_ok, index_t n, index_t k) {
+  check_uplo(uplo);
+  check_arg(trans_ok, "trans", "is not a valid operation for this routine");
+  check_dim(n, "n");
+  check_dim(k, "k");
+  (void)trans;
+}
+
+template <class T>
+bool quick_return(index_t n, index_t k, T alpha, T beta) {
+  return n == 0 || ((alpha == T(0) || k == 0) && beta == T(1));
+}
+
+}  // namespace
+
+template <class T>
+void gemmt(const Handle& h, Uplo uplo, Op transa, Op transb, index_t n, index_t k, T alpha, const T* A, index_t lda,
+           const T* B, index_t ldb, T beta, T* C, index_t ldc) {
+  check_uplo(uplo);
+  check_op(transa, "transa");
+  check_op(transb, "transb");
+  check_dim(n, "n");
+  check_dim(k, "k");
+  check_ld(lda, transa == Op::N ? n : k, "lda");
+  check_ld(ldb, transb == Op::N ? k : n, "ldb");
+  check_ld(ldc, n, "ldc");
+  if (quick_return(n, k, alpha, beta)) return;
+  triangle_product(h, {uplo == Uplo::upper, transa, transb, false}, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+template <class T>
+void syrk(const Handle& h, Uplo uplo, Op trans, index_t n, index_t k, T alpha, const T* A, index_t lda, T beta, T* C,
+          index_t ldc) {
+  // Complex symmetric products have no conjugated form: trans C is an error for them.
+  const bool ok = trans == Op::N || trans == Op::T || (trans == Op::C && !is_complex_v<T>);
+  check_rank_k(uplo, trans, ok, n, k);
+  check_ld(lda, trans == Op::N ? n : k, "lda");
+  check_ld(ldc, n, "ldc");
+  if (quick_return(n, k, alpha, beta)) return;
+  const bool notrans = trans == Op::N;
+  triangle_product(h, {uplo == Uplo::upper, notrans ? Op::N : Op::T, notrans ? Op::T : Op::N, false}, n, k, alpha, A,
+                   lda, A, lda, beta, C, ldc);
+}
+
+template <class T>
+void herk(const Handle& h, Uplo uplo, Op trans, index_t n, index_t k, real_t<T> alpha, const T* A, index_t lda,
+          real_t<T> beta, T* C, index_t ldc) {
+  check_rank_k(uplo, trans, trans == Op::N || trans == Op::C, n, k);
+  check_ld(lda, trans == Op::N ? n : k, "lda");
+  check_ld(ldc, n, "ldc");
+  if (quick_return(n, k, alpha, beta)) return;
+  const bool notrans = trans == Op::N;
+  triangle_product(h, {uplo == Uplo::upper, notrans ? Op::N : Op::C, notrans ? Op::C : Op::N, true}, n, k, T(alpha),
+                   A, lda, A, lda, T(beta), C, ldc);
+}
+
+namespace {
+
+template <class T, bool Herm>
+void rank_2k(const Handle& h, Uplo uplo, Op trans, index_t n, index_t k, T alpha, const T* A, index_t lda,
+             const T* B, index_t ldb, T beta, T* C, index_t ldc) {
+  const bool ok = trans == Op::N ||
+                  (Herm ? trans == Op::C : (trans == Op::T || (trans == Op::C && !is_complex_v<T>)));
+  check_rank_k(uplo, trans, ok, n, k);
+  check_ld(lda, trans == Op::N ? n : k, "lda");
+  check_ld(ldb, trans == Op::N ? n : k, "ldb");
+  check_ld(ldc, n, "ldc");
+  if (quick_return(n, k, alpha, beta)) return;
+  const bool notrans = trans == Op::N;
+  const Op t = Herm ? Op::C : Op::T;
+  const TriProduct p{uplo == Uplo::upper, notrans ? Op::N : t, notrans ? t : Op::N, Herm};
+  // alpha*op(A)*op(B)' + beta*C, then + conj?(alpha)*op(B)*op(A)'.
+  triangle_product(h, p, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  if (alpha != T(0) && k != 0) triangle_product(h, p, n, k, conj_if(Herm, alpha), B, ldb, A, lda, T(1), C, ldc);
+}
+
+}  // namespace
+
+template <class T>
+void syr2k(const Handle& h, Uplo uplo, Op trans, index_t n, index_t k, T alpha, const T* A, index_t lda, const T* B,
+           index_t ldb, T beta, T* C, index_t ldc) {
+  rank_2k<T, false>(h, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+template <class T>
+void her2k(const Handle& h, Uplo uplo, Op trans, index_t n, index_t k, T alpha, const T* A, index_t lda, const T* B,
+           index_t ldb, real_t<T> beta, T* C, index_t ldc) {
+  rank_2k<T, true>(h, uplo, trans, n, k, alpha, A, lda, B, ldb, T(beta), C, ldc);
+}
+
+#define STRATA_ALL(T)                                                                                             \
+  template void gemmt<T>(const Handle&, Uplo, Op, Op, index_t, index_t, T, const T*, index_t, const T*, index_t, T, \
+                         T*, index_t);                                                                            \
+  template void syrk<T>(const Handle&, Uplo, Op, index_t, index_t, T, const T*, index_t, T, T*, index_t);          \
+  template void syr2k<T>(const Handle&, Uplo, Op, index_t, index_t, T, const T*, index_t, const T*, index_t, T, T*, \
+                         index_t);
+#define STRATA_HERM(T)                                                                                            \
+  template void herk<T>(const Handle&, Uplo, Op, index_t, index_t, real_t<T>, const T*, index_t, real_t<T>, T*,    \
+                        index_t);                                                                                 \
+  template void her2k<T>(const Handle&, Uplo, Op, index_t, index_t, T, const T*, index_t, const T*, index_t,       \
+                         real_t<T>, T*, index_t);
+STRATA_ALL(float)
+STRATA_ALL(double)
+STRATA_ALL(c64)
+STRATA_ALL(c128)
+STRATA_HERM(c64)
+STRATA_HERM(c128)
+#undef STRATA_ALL
+#undef STRATA_HERM
+
+}  // namespace strata::blas
