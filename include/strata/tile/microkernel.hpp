@@ -29,6 +29,7 @@ struct MicroKernel {
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) acc[j][v] = V::zero();
 
+#pragma GCC unroll 4
     for (int64_t p = 0; p < kc; ++p) {
       V av[NV];
 #pragma GCC unroll 8

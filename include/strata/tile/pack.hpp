@@ -18,12 +18,16 @@ void pack_a(int64_t mc, int64_t kc, MatrixView<T> a, T* __restrict dst) {
     if (a.rs == 1 && rows == MR) {  // columns are contiguous: straight copies
       for (int64_t p = 0; p < kc; ++p) {
         const T* src = a.data + i0 + p * a.cs;
+        // Each p starts a new, distant line: fetch a few columns ahead.
+        __builtin_prefetch(src + 8 * a.cs);
         for (int i = 0; i < MR; ++i) dst[p * MR + i] = src[i];
       }
     } else {  // rows contiguous (transposed A) or an edge: walk each row along p
       for (int64_t i = 0; i < MR; ++i) {
         if (i < rows) {
           const T* src = a.data + (i0 + i) * a.rs;
+          if (a.cs == 1 && i0 + i + MR < mc)  // rows of A^T: fetch the next panel's row
+            for (int64_t p = 0; p < kc; p += int64_t(64 / sizeof(T))) __builtin_prefetch(src + MR * a.rs + p);
           for (int64_t p = 0; p < kc; ++p) dst[p * MR + i] = src[p * a.cs];
         } else {
           for (int64_t p = 0; p < kc; ++p) dst[p * MR + i] = T(0);
@@ -47,6 +51,10 @@ void pack_b(int64_t kc, int64_t nc, MatrixView<T> b, T* __restrict dst) {
       for (int64_t j = 0; j < NR; ++j) {
         if (j < cols) {
           const T* src = b.data + (j0 + j) * b.cs;
+          // Columns are short streams the hardware prefetcher barely learns: while copying
+          // this column, fetch the same column of the next panel.
+          if (b.rs == 1 && j0 + j + NR < nc)
+            for (int64_t p = 0; p < kc; p += int64_t(64 / sizeof(T))) __builtin_prefetch(src + NR * b.cs + p);
           for (int64_t p = 0; p < kc; ++p) dst[p * NR + j] = src[p * b.rs];
         } else {
           for (int64_t p = 0; p < kc; ++p) dst[p * NR + j] = T(0);

@@ -3,6 +3,7 @@
 #pragma once
 #include "gemm_kernels.hpp"
 #include "strata/core/cpu.hpp"
+#include "strata/core/env.hpp"
 #include "strata/tile/gemm.hpp"
 #include "strata/tile/microkernel.hpp"
 
@@ -15,7 +16,13 @@ struct KernelInstance {
   static const tile::BlockSizes& blocks() {
     static const tile::BlockSizes bs = [] {
       const CpuFeatures& f = cpu_features();
-      return tile::derive_block_sizes(Kernel::mr, Kernel::nr, sizeof(T), f.l1d_bytes, f.l2_bytes, f.l3_bytes);
+      tile::BlockSizes b =
+          tile::derive_block_sizes(Kernel::mr, Kernel::nr, sizeof(T), f.l1d_bytes, f.l2_bytes, f.l3_bytes);
+      // Tuning overrides (documented in docs/tile.md); rounded to whole micro-tiles.
+      b.mc = tile::round_down_to(env_int("STRATA_GEMM_MC", b.mc), Kernel::mr);
+      b.kc = std::max<int64_t>(1, env_int("STRATA_GEMM_KC", b.kc));
+      b.nc = tile::round_down_to(env_int("STRATA_GEMM_NC", b.nc), Kernel::nr);
+      return b;
     }();
     return bs;
   }
