@@ -3,6 +3,7 @@
 // instantiation; Epilogue = NoEpilogue or a composition from epilogue.hpp.
 #pragma once
 #include <cstdint>
+#include <optional>
 
 #include "strata/core/thread_pool.hpp"
 #include "strata/tile/blocking.hpp"
@@ -45,15 +46,19 @@ PackPolicy choose_pack_policy(const GemmArgs<T>& g) {
   return p;
 }
 
+// `forced`: operand handling chosen by the caller (an Lt algorithm); default: by shape.
+// Streaming A in place needs op(A) with unit row stride and is ignored otherwise.
 template <class Kernel, class Epilogue = NoEpilogue>
-void gemm(const GemmArgs<typename Kernel::T>& g, int threads, const BlockSizes& bs, const Epilogue& epi = {}) {
+void gemm(const GemmArgs<typename Kernel::T>& g, int threads, const BlockSizes& bs, const Epilogue& epi = {},
+          std::optional<PackPolicy> forced = std::nullopt) {
   using T = typename Kernel::T;
   if (g.m <= 0 || g.n <= 0) return;
   if (g.k == 0 || g.alpha == T(0)) {
     scale_c(g, epi);
     return;
   }
-  const PackPolicy policy = choose_pack_policy<Kernel>(g);
+  PackPolicy policy = forced ? *forced : choose_pack_policy<Kernel>(g);
+  if (g.a.rs != 1) policy.pack_a = true;
   const Partition part = plan_partition(g.m, g.n, g.k, Kernel::mr, Kernel::nr, threads);
   auto run_part = [&](int p) {
     int64_t lo, hi;

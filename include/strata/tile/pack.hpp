@@ -3,6 +3,10 @@
 //
 //   A block (mc x kc) → ceil(mc/MR) panels; panel r holds, for each p, MR rows r*MR..r*MR+MR-1
 //   B block (kc x nc) → ceil(nc/NR) panels; panel s holds, for each p, NR columns
+//
+// Both operands are packed by one routine over a "panel-major" view: for A the panel dimension
+// is rows, for B it is columns (pack_b packs the transposed view). The loop order follows the
+// source's contiguous direction, so each source line and page is touched once.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -11,58 +15,53 @@
 
 STRATA_TILE_NS_BEGIN
 
-template <int MR, class T>
-void pack_a(int64_t mc, int64_t kc, MatrixView<T> a, T* __restrict dst) {
-  for (int64_t i0 = 0; i0 < mc; i0 += MR) {
-    const int64_t rows = std::min<int64_t>(MR, mc - i0);
-    if (a.rs == 1 && rows == MR) {  // columns are contiguous: straight copies
-      for (int64_t p = 0; p < kc; ++p) {
-        const T* src = a.data + i0 + p * a.cs;
-        // Each p starts a new, distant line: fetch a few columns ahead.
-        __builtin_prefetch(src + 8 * a.cs);
-        for (int i = 0; i < MR; ++i) dst[p * MR + i] = src[i];
-      }
-    } else {  // rows contiguous (transposed A) or an edge: walk each row along p
-      for (int64_t i = 0; i < MR; ++i) {
-        if (i < rows) {
-          const T* src = a.data + (i0 + i) * a.rs;
-          if (a.cs == 1 && i0 + i + MR < mc)  // rows of A^T: fetch the next panel's row
-            for (int64_t p = 0; p < kc; p += int64_t(64 / sizeof(T))) __builtin_prefetch(src + MR * a.rs + p);
-          for (int64_t p = 0; p < kc; ++p) dst[p * MR + i] = src[p * a.cs];
+// Packs `len` x kc of x (x(i, p): i along the panel dimension) into panels of width W.
+template <int W, class T>
+void pack_panels(int64_t len, int64_t kc, MatrixView<T> x, T* __restrict dst) {
+  const int64_t panels = (len + W - 1) / W;
+  if (x.rs == 1) {
+    // The panel dimension is contiguous: walk p outermost, copying a whole column segment
+    // (all panels) per p — one streaming read per p.
+    for (int64_t p = 0; p < kc; ++p) {
+      const T* src = x.data + p * x.cs;
+      __builtin_prefetch(src + 2 * x.cs);
+      for (int64_t r = 0; r < panels; ++r) {
+        T* d = dst + r * W * kc + p * W;
+        const int64_t w = std::min<int64_t>(W, len - r * W);
+        if (w == W) {
+          for (int i = 0; i < W; ++i) d[i] = src[r * W + i];
         } else {
-          for (int64_t p = 0; p < kc; ++p) dst[p * MR + i] = T(0);
+          for (int64_t i = 0; i < W; ++i) d[i] = i < w ? src[r * W + i] : T(0);
         }
       }
     }
-    dst += MR * kc;
+    return;
   }
+  // The k dimension is contiguous (or neither is): walk each source line along p.
+  for (int64_t r = 0; r < panels; ++r) {
+    const int64_t w = std::min<int64_t>(W, len - r * W);
+    T* d = dst + r * W * kc;
+    for (int64_t i = 0; i < W; ++i) {
+      if (i < w) {
+        const T* src = x.data + (r * W + i) * x.rs;
+        if (x.cs == 1 && r + 1 < panels)  // fetch the same line of the next panel meanwhile
+          for (int64_t p = 0; p < kc; p += int64_t(64 / sizeof(T))) __builtin_prefetch(src + W * x.rs + p);
+        for (int64_t p = 0; p < kc; ++p) d[p * W + i] = src[p * x.cs];
+      } else {
+        for (int64_t p = 0; p < kc; ++p) d[p * W + i] = T(0);
+      }
+    }
+  }
+}
+
+template <int MR, class T>
+void pack_a(int64_t mc, int64_t kc, MatrixView<T> a, T* __restrict dst) {
+  pack_panels<MR>(mc, kc, a, dst);
 }
 
 template <int NR, class T>
 void pack_b(int64_t kc, int64_t nc, MatrixView<T> b, T* __restrict dst) {
-  for (int64_t j0 = 0; j0 < nc; j0 += NR) {
-    const int64_t cols = std::min<int64_t>(NR, nc - j0);
-    if (b.cs == 1 && cols == NR) {  // rows of op(B) contiguous
-      for (int64_t p = 0; p < kc; ++p) {
-        const T* src = b.data + p * b.rs + j0;
-        for (int j = 0; j < NR; ++j) dst[p * NR + j] = src[j];
-      }
-    } else {
-      for (int64_t j = 0; j < NR; ++j) {
-        if (j < cols) {
-          const T* src = b.data + (j0 + j) * b.cs;
-          // Columns are short streams the hardware prefetcher barely learns: while copying
-          // this column, fetch the same column of the next panel.
-          if (b.rs == 1 && j0 + j + NR < nc)
-            for (int64_t p = 0; p < kc; p += int64_t(64 / sizeof(T))) __builtin_prefetch(src + NR * b.cs + p);
-          for (int64_t p = 0; p < kc; ++p) dst[p * NR + j] = src[p * b.rs];
-        } else {
-          for (int64_t p = 0; p < kc; ++p) dst[p * NR + j] = T(0);
-        }
-      }
-    }
-    dst += NR * kc;
-  }
+  pack_panels<NR>(nc, kc, b.transposed(), dst);
 }
 
 STRATA_TILE_NS_END

@@ -15,18 +15,12 @@ namespace strata::blas::detail {
 
 namespace {
 
-template <class T>
-const IsaTable<GemmKernel<T>>& kernel_table() {
-  if constexpr (std::is_same_v<T, float>) return gemm_kernels_f32();
-  else return gemm_kernels_f64();
-}
-
 char op_char(Op o) { return char(o); }
 
 template <class T>
 void run_real(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, T alpha, const T* A,
               index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc, bool trace = true) {
-  const GemmKernel<T> kernel = kernel_table<T>().select(h.isa());
+  const GemmKernel<T> kernel = gemm_kernels<T>().select(h.isa());
   GemmCall<T> call{m, n, k, alpha, A, 1, lda, B, 1, ldb, beta, C, ldc, h.num_threads()};
   if (transa != Op::N) call.a_rs = lda, call.a_cs = 1;  // real: C and T are the same
   if (transb != Op::N) call.b_rs = ldb, call.b_cs = 1;

@@ -3,8 +3,10 @@
 // function per element type through this table.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 #include "strata/core/isa.hpp"
+#include "strata/tile/epilogue.hpp"
 
 namespace strata::blas::detail {
 
@@ -20,6 +22,11 @@ struct GemmCall {
   T* c;
   int64_t ldc;
   int threads;
+  // Optional epilogue program run on each finished tile (count 0: none).
+  const tile::EpilogueStep<T>* epilogue = nullptr;
+  std::size_t epilogue_count = 0;
+  // Operand handling: automatic by shape, or forced by an Lt algorithm choice.
+  enum class Packing : uint8_t { automatic, pack_both, stream_b, stream_a } packing = Packing::automatic;
 };
 
 struct GemmKernelInfo {
@@ -38,6 +45,12 @@ struct GemmKernel {
 // One registry per element type, filled by kernels_<isa>.cpp.
 const IsaTable<GemmKernel<float>>& gemm_kernels_f32();
 const IsaTable<GemmKernel<double>>& gemm_kernels_f64();
+
+template <class T>
+const IsaTable<GemmKernel<T>>& gemm_kernels() {
+  if constexpr (std::is_same_v<T, float>) return gemm_kernels_f32();
+  else return gemm_kernels_f64();
+}
 
 GemmKernel<float> gemm_f32_portable();
 GemmKernel<double> gemm_f64_portable();

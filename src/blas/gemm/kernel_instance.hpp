@@ -1,9 +1,12 @@
 // Turns one MicroKernel instantiation into a GemmKernel entry. Included only by the
 // kernels_<isa>.cpp files, after they define STRATA_KERNEL_ISA through their compile flags.
 #pragma once
+#include <optional>
+
 #include "gemm_kernels.hpp"
 #include "strata/core/cpu.hpp"
 #include "strata/core/env.hpp"
+#include "strata/tile/epilogue.hpp"
 #include "strata/tile/gemm.hpp"
 #include "strata/tile/microkernel.hpp"
 
@@ -32,7 +35,17 @@ struct KernelInstance {
     g.m = c.m, g.n = c.n, g.k = c.k, g.alpha = c.alpha, g.beta = c.beta, g.c = c.c, g.ldc = c.ldc;
     g.a = {c.a, c.a_rs, c.a_cs};
     g.b = {c.b, c.b_rs, c.b_cs};
-    tile::gemm<Kernel>(g, c.threads, blocks());
+    std::optional<tile::PackPolicy> policy;
+    using P = typename GemmCall<T>::Packing;
+    if (c.packing == P::pack_both) policy = tile::PackPolicy{true, true};
+    if (c.packing == P::stream_b) policy = tile::PackPolicy{true, false};
+    if (c.packing == P::stream_a) policy = tile::PackPolicy{false, true};
+    if (c.epilogue_count == 0) {
+      tile::gemm<Kernel>(g, c.threads, blocks(), tile::NoEpilogue{}, policy);
+    } else {
+      tile::EpilogueProgram<T> program{c.epilogue, c.epilogue_count};
+      tile::gemm<Kernel>(g, c.threads, blocks(), program, policy);
+    }
   }
 
   static GemmKernel<T> entry(const char* name) {

@@ -9,3 +9,4 @@ set(STRATA_BLAS_GEMM_SOURCES
   ${_gemm}/kernels_portable.cpp
   ${_gemm}/kernels_avx2.cpp
   ${_gemm}/kernels_avx512.cpp)
+list(APPEND STRATA_BLAS_GEMM_SOURCES ${_gemm}/../lt/lt.cpp)

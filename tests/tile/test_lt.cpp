@@ -1,0 +1,176 @@
+// blas::lt against a naive reference: epilogue pieces alone and composed, row/column-major
+// per matrix, batches with broadcast, narrow quantised outputs, heuristics and errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "strata/blas/lt.hpp"
+#include "strata/core/status.hpp"
+
+using namespace strata;
+using namespace strata::blas;
+using namespace strata::blas::lt;
+
+namespace {
+
+struct Mat {
+  std::vector<float> v;
+  MatrixLayout l;
+  float at(index_t i, index_t j, index_t item = 0) const {
+    index_t off = l.batch_count == 1 ? 0 : item * l.batch_stride;
+    return v[size_t(off + (l.order == Order::col_major ? i + j * l.ld : i * l.ld + j))];
+  }
+};
+
+Mat make(index_t rows, index_t cols, Order order, std::mt19937& rng, index_t batch = 1, index_t pad = 2) {
+  Mat m;
+  m.l.rows = rows, m.l.cols = cols, m.l.order = order;
+  m.l.ld = (order == Order::col_major ? rows : cols) + pad;
+  m.l.batch_count = batch;
+  m.l.batch_stride = m.l.ld * (order == Order::col_major ? cols : rows) + 5;
+  m.v.resize(size_t(m.l.batch_stride * batch));
+  std::uniform_real_distribution<float> d(-1, 1);
+  for (auto& x : m.v) x = d(rng);
+  return m;
+}
+
+double ref_act(Activation a, double x) { return tile::activate(a, x, 0.05, 0.5); }
+
+}  // namespace
+
+struct LtCase {
+  Op ta, tb;
+  Order oa, ob, od;
+  index_t m, n, k, batch;
+};
+
+class LtSweep : public ::testing::TestWithParam<LtCase> {};
+
+TEST_P(LtSweep, BiasActivationResidualAuxScale) {
+  const LtCase p = GetParam();
+  std::mt19937 rng(11);
+  Mat A = make(p.ta == Op::N ? p.m : p.k, p.ta == Op::N ? p.k : p.m, p.oa, rng, p.batch);
+  Mat B = make(p.tb == Op::N ? p.k : p.n, p.tb == Op::N ? p.n : p.k, p.ob, rng, 1);  // broadcast B
+  Mat D = make(p.m, p.n, p.od, rng, p.batch);
+  Mat R = D, AUX = D;
+  for (auto& x : AUX.v) x = 0;
+  const Mat D0 = D;
+  std::vector<float> bias(size_t(p.m)), colscale(size_t(p.n));
+  for (auto& x : bias) x = float(rng() % 100) / 50.f - 1;
+  for (auto& x : colscale) x = float(rng() % 100) / 100.f + 0.5f;
+  for (Activation act : {Activation::relu, Activation::gelu_erf, Activation::gelu_tanh, Activation::silu,
+                         Activation::leaky_relu, Activation::clamp, Activation::sigmoid, Activation::tanh}) {
+    D = D0;
+    MatmulDesc desc;
+    desc.transa = p.ta, desc.transb = p.tb;
+    desc.epilogue.bias(bias.data(), Epilogue::Along::rows)
+        .aux(AUX.v.data(), AUX.l.ld)
+        .activation(act, 0.05, 0.5)
+        .residual(R.v.data(), R.l.ld, 0.5)
+        .scale(colscale.data(), Epilogue::Along::cols);
+    const float alpha = 0.75f, beta = 0.5f;
+    matmul(Handle{}, desc, &alpha, A.v.data(), A.l, B.v.data(), B.l, &beta, D.v.data(), D.l, D.v.data(), D.l);
+    for (index_t item = 0; item < p.batch; ++item)
+      for (index_t i = 0; i < p.m; ++i)
+        for (index_t j = 0; j < p.n; ++j) {
+          double acc = 0, mag = 0;
+          for (index_t l = 0; l < p.k; ++l) {
+            double a = p.ta == Op::N ? A.at(i, l, item) : A.at(l, i, item);
+            double b = p.tb == Op::N ? B.at(l, j) : B.at(j, l);
+            acc += a * b, mag += std::fabs(a * b);
+          }
+          double pre = alpha * acc + beta * D0.at(i, j, item) + bias[size_t(i)];
+          double want = (ref_act(act, pre) + 0.5 * R.at(i, j, item)) * colscale[size_t(j)];
+          double tol = 1e-5 * (mag + 2) + 4e-6 * std::fabs(want);
+          ASSERT_NEAR(AUX.at(i, j, item), pre, tol) << "aux i=" << i << " j=" << j;
+          ASSERT_NEAR(D.at(i, j, item), want, tol * 3) << "act=" << int(act) << " i=" << i << " j=" << j << " item=" << item;
+        }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Layouts, LtSweep,
+    ::testing::Values(LtCase{Op::N, Op::N, Order::col_major, Order::col_major, Order::col_major, 37, 29, 41, 1},
+                      LtCase{Op::T, Op::N, Order::row_major, Order::col_major, Order::row_major, 33, 18, 20, 3},
+                      LtCase{Op::N, Op::T, Order::col_major, Order::row_major, Order::row_major, 8, 70, 33, 2},
+                      LtCase{Op::T, Op::T, Order::row_major, Order::row_major, Order::col_major, 70, 5, 19, 4},
+                      LtCase{Op::N, Op::N, Order::col_major, Order::col_major, Order::col_major, 130, 140, 300, 1}));
+
+TEST(Lt, QuantisedOutputsSaturateAndRoundToEven) {
+  // A = identity-like so D = C exactly, then quantise.
+  const index_t m = 8, n = 1, k = 1;
+  std::vector<float> A(m, 1.0f), B(1, 1.0f);
+  std::vector<float> Cv = {0.5f, 1.5f, 2.5f, -0.5f, 127.4f, 300.0f, -300.0f, -127.6f};
+  MatrixLayout la{DType::f32, m, k, m}, lb{DType::f32, k, n, k}, lc{DType::f32, m, n, m}, ld{DType::i8, m, n, m};
+  std::vector<int8_t> D(m, 99);
+  MatmulDesc desc;
+  const float alpha = 0.0f, beta = 1.0f;
+  auto algos = heuristics(Handle{}, desc, la, lb, lc, ld);
+  ASSERT_FALSE(algos.empty());
+  EXPECT_GT(algos[0].workspace_bytes, 0u);
+  std::vector<float> ws(algos[0].workspace_bytes / sizeof(float) + 1);
+  EXPECT_THROW(matmul(Handle{}, desc, &alpha, A.data(), la, B.data(), lb, &beta, Cv.data(), lc, D.data(), ld,
+                      &algos[0], ws.data(), 0),
+               Error);
+  for (auto d : D) EXPECT_EQ(d, 99);  // nothing written on the rejected call
+  matmul(Handle{}, desc, &alpha, A.data(), la, B.data(), lb, &beta, Cv.data(), lc, D.data(), ld, &algos[0], ws.data(),
+         ws.size() * sizeof(float));
+  const int8_t want[] = {0, 2, 2, 0, 127, 127, -128, -128};
+  for (index_t i = 0; i < m; ++i) EXPECT_EQ(D[size_t(i)], want[i]) << i;
+
+  std::vector<uint16_t> Dh(m);
+  MatrixLayout lbf{DType::bf16, m, n, m};
+  matmul(Handle{}, desc, &alpha, A.data(), la, B.data(), lb, &beta, Cv.data(), lc, Dh.data(), lbf, nullptr,
+         ws.data(), ws.size() * sizeof(float));
+  for (index_t i = 0; i < m; ++i) EXPECT_EQ(Dh[size_t(i)], bf16(Cv[size_t(i)]).bits);
+}
+
+TEST(Lt, HeuristicsRankByShapeWithReasons) {
+  MatmulDesc desc;
+  auto layout = [](index_t r, index_t c) { return MatrixLayout{DType::f32, r, c, r}; };
+  auto skinny = heuristics(Handle{}, desc, layout(16, 4096), layout(4096, 4096), layout(16, 4096), layout(16, 4096));
+  EXPECT_EQ(skinny[0].id, AlgoId::tiled_stream_b);
+  EXPECT_FALSE(skinny[0].reason.empty());
+  auto square = heuristics(Handle{}, desc, layout(512, 512), layout(512, 512), layout(512, 512), layout(512, 512));
+  EXPECT_EQ(square[0].id, AlgoId::tiled_pack_both);
+  MatrixLayout small = layout(32, 32);
+  small.batch_count = 1000, small.batch_stride = 1024;
+  Handle h;
+  h.set_num_threads(2);
+  auto batched = heuristics(h, desc, small, small, small, small);
+  EXPECT_EQ(batched[0].id, AlgoId::batch_parallel);
+  // Every candidate computes the same result (bitwise: same kernel arithmetic per element).
+  std::mt19937 rng(3);
+  std::vector<float> A(32 * 32 * 1000), B(A.size()), D1(A.size()), D2(A.size());
+  for (auto& x : A) x = float(rng() % 7) - 3;
+  for (auto& x : B) x = float(rng() % 5) - 2;
+  const float one = 1, zero = 0;
+  matmul(h, desc, &one, A.data(), small, B.data(), small, &zero, nullptr, small, D1.data(), small, &batched[0]);
+  for (auto& algo : batched) {
+    matmul(h, desc, &one, A.data(), small, B.data(), small, &zero, nullptr, small, D2.data(), small, &algo);
+    EXPECT_EQ(0, std::memcmp(D1.data(), D2.data(), D1.size() * sizeof(float))) << algo.name;
+  }
+}
+
+TEST(Lt, InvalidDescriptionsNameTheArgument) {
+  MatmulDesc desc;
+  MatrixLayout a{DType::f32, 4, 3, 4}, b{DType::f32, 3, 5, 3}, c{DType::f32, 4, 5, 4};
+  auto expect_arg = [](const char* name, auto&& f) {
+    try {
+      f();
+      ADD_FAILURE() << "no error for " << name;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.argument(), name) << e.what();
+    }
+  };
+  Handle h;
+  expect_arg("b", [&] { MatrixLayout bb = b; bb.rows = 4; heuristics(h, desc, a, bb, c, c); });
+  expect_arg("d", [&] { MatrixLayout dd = c; dd.cols = 6; heuristics(h, desc, a, b, c, dd); });
+  expect_arg("a", [&] { MatrixLayout aa = a; aa.ld = 2; heuristics(h, desc, aa, b, c, c); });
+  expect_arg("compute", [&] { MatmulDesc d2; d2.compute = DType::i32; heuristics(h, d2, a, b, c, c); });
+  expect_arg("d", [&] { MatrixLayout dd = c; dd.type = DType::i32; heuristics(h, desc, a, b, c, dd); });
+  expect_arg("bias", [&] { MatmulDesc d2; d2.epilogue.bias(nullptr); });
+}
