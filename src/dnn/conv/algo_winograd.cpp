@@ -1,0 +1,268 @@
+// Winograd F(2x2,3x3) and F(4x4,3x3) (Lavin & Gray 2016) for 3x3, stride-1, undilated
+// convolutions: forward, and backward-data through its stride-1 forward form.
+//
+// Per group: the filter is transformed once per call into alpha^2 matrices U[xi] (K x C);
+// output tiles are processed in blocks of PB tiles (PB fixed by C, never by the thread count):
+//   input transform  V[xi] (C x PB)  = B^T d B of each tile's alpha x alpha patch
+//   alpha^2 GEMMs    M[xi] (K x PB)  = U[xi] V[xi]           (blas::gemm)
+//   output transform y tile          = A^T M A, blended with alpha/beta, edges clipped
+// Every output element is computed by the same arithmetic whichever thread owns its block,
+// so results are bitwise identical across thread counts.
+//
+// Accuracy: the transforms scale values by up to 5 (F2: 1) in B and divide by up to 24 in G,
+// so rounding grows. Measured on random data against a double reference the error stays
+// within 4*k*eps*|x|*|w| (F2) and 16*k*eps*|x|*|w| (F4), k = C*9, where |x|*|w| is the
+// convolution of the absolute values; tests/dnn enforce these bounds (docs/dnn.md).
+#include <algorithm>
+#include <vector>
+
+#include "algorithm.hpp"
+#include "common.hpp"
+#include "strata/blas/level3.hpp"
+#include "strata/core/thread_pool.hpp"
+#include "winograd_kernels.hpp"
+
+namespace strata::dnn::detail {
+
+namespace {
+
+constexpr int L = kWinogradLanes;
+
+struct Geometry {
+  int m, alpha, xi;                  // output tile size, input tile size, alpha^2
+  int64_t th, tw, tiles_per_image;   // tiles per (n, d) plane
+  int64_t tiles, pb, blocks;         // all tiles, tiles per block, block count
+};
+
+// Tiles per block: keep V (alpha^2 x C x PB floats) near 1 MiB; a multiple of the lane count.
+Geometry geometry(const ConvProblem& p, int m) {
+  Geometry g;
+  g.m = m, g.alpha = m + 2, g.xi = g.alpha * g.alpha;
+  g.th = (p.out[1] + m - 1) / m, g.tw = (p.out[2] + m - 1) / m;
+  g.tiles_per_image = g.th * g.tw;
+  g.tiles = p.n * p.out[0] * g.tiles_per_image;
+  const int64_t target = (int64_t(1) << 20) / (4 * g.xi * std::max<int64_t>(p.cg(), p.kg()));
+  g.pb = std::clamp<int64_t>(target / L * L, 2 * L, 16 * L);
+  g.pb = std::min(g.pb, (g.tiles + L - 1) / L * L);
+  g.blocks = (g.tiles + g.pb - 1) / g.pb;
+  return g;
+}
+
+int buffer_sets(const ConvProblem& p, const Geometry& g) { return int(std::min<int64_t>(p.threads, g.blocks)); }
+
+std::size_t filter_floats(const ConvProblem& p, const Geometry& g) { return std::size_t(p.groups * g.xi * p.kg() * p.cg()); }
+std::size_t block_floats(const ConvProblem& p, const Geometry& g) {
+  return std::size_t(g.xi * g.pb * (p.cg() + p.kg()));  // V and M
+}
+
+// Where tile t starts in x and y (element offsets of its top-left corner, padding included).
+struct TileOrigin {
+  int64_t n, d, h0, w0;  // input row/col of the patch corner (may be negative)
+  int64_t oh0, ow0;      // output corner
+};
+TileOrigin tile_origin(const ConvProblem& p, const Geometry& g, int64_t t) {
+  const int64_t img = t / g.tiles_per_image, r = t % g.tiles_per_image;
+  TileOrigin o;
+  o.n = img / p.out[0], o.d = img % p.out[0];
+  o.oh0 = r / g.tw * g.m, o.ow0 = r % g.tw * g.m;
+  o.h0 = o.oh0 - p.pad[1], o.w0 = o.ow0 - p.pad[2];
+  return o;
+}
+
+void transform_filters(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern, const float* w, float* U) {
+  const int64_t Kg = p.kg(), Cg = p.cg();
+  parallel_for(p.groups * Kg, p.threads, [&](int64_t lo, int64_t hi, int) {
+    alignas(32) float gbuf[9 * L], ubuf[36 * L];
+    for (int64_t gk = lo; gk < hi; ++gk) {
+      const int64_t grp = gk / Kg, k = gk % Kg;
+      const float* wk = w + grp * p.ws[0] + k * p.ws[1];
+      for (int64_t c0 = 0; c0 < Cg; c0 += L) {
+        const int lanes = int(std::min<int64_t>(L, Cg - c0));
+        for (int r = 0; r < 3; ++r)
+          for (int s = 0; s < 3; ++s)
+            for (int l = 0; l < L; ++l)
+              gbuf[(r * 3 + s) * L + l] = l < lanes ? wk[(c0 + l) * p.ws[2] + r * p.ws[4] + s * p.ws[5]] : 0.f;
+        kern.filter(gbuf, ubuf);
+        float* u = U + (grp * g.xi) * Kg * Cg + k * Cg + c0;
+        for (int xi = 0; xi < g.xi; ++xi)
+          for (int l = 0; l < lanes; ++l) u[int64_t(xi) * Kg * Cg + l] = ubuf[xi * L + l];
+      }
+    }
+  });
+}
+
+// Input transform of channels [c_lo, c_hi) of group `grp` for the tiles [t0, t0 + count).
+void transform_inputs(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern, const float* x,
+                      int64_t grp, int64_t t0, int64_t count, int64_t c_lo, int64_t c_hi, float* V) {
+  const int A = g.alpha;
+  const int64_t cols = (count + L - 1) / L * L;
+  alignas(32) float dbuf[36 * L];
+  for (int64_t c = c_lo; c < c_hi; ++c) {
+    const float* xc = x + (grp * p.cg() + c) * p.xs[1];
+    for (int64_t lane0 = 0; lane0 < cols; lane0 += L) {
+      for (int l = 0; l < L; ++l) {
+        const int64_t t = lane0 + l;
+        if (t >= count) {
+          for (int e = 0; e < A * A; ++e) dbuf[e * L + l] = 0.f;
+          continue;
+        }
+        const TileOrigin o = tile_origin(p, g, t0 + t);
+        const float* base = xc + o.n * p.xs[0] + o.d * p.xs[2];
+        const bool interior = o.h0 >= 0 && o.w0 >= 0 && o.h0 + A <= p.in[1] && o.w0 + A <= p.in[2];
+        for (int i = 0; i < A; ++i) {
+          const int64_t ih = o.h0 + i;
+          for (int j = 0; j < A; ++j) {
+            const int64_t iw = o.w0 + j;
+            dbuf[(i * A + j) * L + l] = interior || (ih >= 0 && ih < p.in[1] && iw >= 0 && iw < p.in[2])
+                                            ? base[ih * p.xs[3] + iw * p.xs[4]]
+                                            : 0.f;
+          }
+        }
+      }
+      kern.input(dbuf, V + c * g.pb + lane0, p.cg() * g.pb);
+    }
+  }
+}
+
+// Output transform of filters [k_lo, k_hi) of group `grp`, blended into y.
+void transform_outputs(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern, const float* M,
+                       int64_t grp, int64_t t0, int64_t count, int64_t k_lo, int64_t k_hi, float* y, float alpha,
+                       float beta) {
+  const int m = g.m;
+  alignas(32) float ybuf[16 * L];
+  for (int64_t k = k_lo; k < k_hi; ++k) {
+    float* yk = y + (grp * p.kg() + k) * p.ys[1];
+    for (int64_t lane0 = 0; lane0 < count; lane0 += L) {
+      kern.output(M + k * g.pb + lane0, p.kg() * g.pb, ybuf);
+      const int lanes = int(std::min<int64_t>(L, count - lane0));
+      for (int l = 0; l < lanes; ++l) {
+        const TileOrigin o = tile_origin(p, g, t0 + lane0 + l);
+        float* base = yk + o.n * p.ys[0] + o.d * p.ys[2];
+        for (int i = 0; i < m && o.oh0 + i < p.out[1]; ++i)
+          for (int j = 0; j < m && o.ow0 + j < p.out[2]; ++j)
+            blend_store(base + (o.oh0 + i) * p.ys[3] + (o.ow0 + j) * p.ys[4], ybuf[(i * m + j) * L + l], alpha, beta);
+      }
+    }
+  }
+}
+
+// The alpha^2 products M[xi] = U[xi] V[xi] for xi in [xi_lo, xi_hi).
+void multiply(const ConvProblem& p, const Geometry& g, const float* U, const float* V, float* M, int64_t grp,
+              int64_t count, int xi_lo, int xi_hi, int threads) {
+  const blas::Handle bh = blas_handle_for(p, threads);
+  const int64_t Kg = p.kg(), Cg = p.cg(), cols = (count + L - 1) / L * L;
+  for (int xi = xi_lo; xi < xi_hi; ++xi)
+    blas::gemm<float>(bh, blas::Order::row_major, blas::Op::N, blas::Op::N, Kg, cols, Cg, 1.f,
+                      U + (grp * g.xi + xi) * Kg * Cg, Cg, V + int64_t(xi) * Cg * g.pb, g.pb, 0.f,
+                      M + int64_t(xi) * Kg * g.pb, g.pb);
+}
+
+void forward(const ConvProblem& p, const ConvArgs& a, int m) {
+  const Geometry g = geometry(p, m);
+  const WinogradKernelSet& set = winograd_kernels(p.isa);
+  const WinogradKernels& kern = m == 4 ? set.f4 : set.f2;
+  WorkspaceCarver ws(a.workspace, a.workspace_bytes);
+  float* U = ws.take<float>(filter_floats(p, g));
+  const int sets = buffer_sets(p, g);
+  float* buffers = ws.take<float>(block_floats(p, g) * std::size_t(sets));
+  transform_filters(p, g, kern, a.w, U);
+
+  auto block_range = [&](int64_t b) { return std::pair<int64_t, int64_t>{b * g.pb, std::min(g.pb, g.tiles - b * g.pb)}; };
+  if (g.blocks >= p.threads) {
+    // Enough blocks: each thread transforms, multiplies and writes back whole blocks.
+    parallel_for(g.blocks, p.threads, [&](int64_t lo, int64_t hi, int part) {
+      float* V = buffers + std::size_t(part) * block_floats(p, g);
+      float* M = V + std::size_t(g.xi * g.pb * p.cg());
+      for (int64_t b = lo; b < hi; ++b) {
+        const auto [t0, count] = block_range(b);
+        for (int64_t grp = 0; grp < p.groups; ++grp) {
+          transform_inputs(p, g, kern, a.x, grp, t0, count, 0, p.cg(), V);
+          multiply(p, g, U, V, M, grp, count, 0, g.xi, 1);
+          transform_outputs(p, g, kern, M, grp, t0, count, 0, p.kg(), a.y, a.alpha, a.beta);
+        }
+      }
+    });
+    return;
+  }
+  // Few blocks (small images, batch 1): threads share each block phase by phase.
+  float* V = buffers;
+  float* M = V + std::size_t(g.xi * g.pb * p.cg());
+  for (int64_t b = 0; b < g.blocks; ++b) {
+    const auto [t0, count] = block_range(b);
+    for (int64_t grp = 0; grp < p.groups; ++grp) {
+      parallel_for(p.cg(), p.threads, [&](int64_t lo, int64_t hi, int) {
+        transform_inputs(p, g, kern, a.x, grp, t0, count, lo, hi, V);
+      });
+      parallel_for(g.xi, p.threads, [&](int64_t lo, int64_t hi, int) {
+        multiply(p, g, U, V, M, grp, count, int(lo), int(hi), 1);
+      });
+      parallel_for(p.kg(), p.threads, [&](int64_t lo, int64_t hi, int) {
+        transform_outputs(p, g, kern, M, grp, t0, count, lo, hi, a.y, a.alpha, a.beta);
+      });
+    }
+  }
+}
+
+class WinogradAlgorithm final : public ConvAlgorithm {
+ public:
+  explicit WinogradAlgorithm(int m) : m_(m) {}
+  ConvAlgo id() const override { return m_ == 4 ? ConvAlgo::winograd_4x4_3x3 : ConvAlgo::winograd_2x2_3x3; }
+
+  Support supports(const ConvProblem& p) const override {
+    if (p.op == ConvOp::backward_filter) return Support::no("backward-filter is not implemented with Winograd");
+    if (p.filter[0] != 1 || p.filter[1] != 3 || p.filter[2] != 3) return Support::no("needs a 3x3 (2-D) filter");
+    if (!p.unit_stride()) return Support::no("needs stride 1");
+    if (!p.unit_dilation()) return Support::no("needs dilation 1");
+    if (p.pad[0] != 0) return Support::no("needs no depth padding");
+    if (p.op == ConvOp::backward_data && !backward_data_maps_to_forward(p))
+      return Support::no("backward-data needs padding <= 2 to become a forward convolution");
+    return Support::yes(m_ == 4 ? "3x3 stride 1: 4x fewer multiplies than direct" : "3x3 stride 1: 2.25x fewer multiplies");
+  }
+
+  std::size_t workspace_size(const ConvProblem& p) const override {
+    const ConvProblem q = as_forward(p);
+    const Geometry g = geometry(q, m_);
+    return WorkspaceCarver::round_up(filter_floats(q, g) * 4) +
+           WorkspaceCarver::round_up(block_floats(q, g) * 4 * std::size_t(buffer_sets(q, g)));
+  }
+
+  double estimated_cost(const ConvProblem& p) const override {
+    const ConvProblem q = as_forward(p);
+    const Geometry g = geometry(q, m_);
+    const double cols = double((g.tiles + L - 1) / L * L);
+    // GEMM flops at ~50 GFLOPS/thread (narrower than im2col's), transforms at ~1 ns per
+    // element-lane per thread, the filter transform once per call.
+    const double gemm = 2.0 * g.xi * double(q.kg() * q.cg() * q.groups) * cols / (50e9 * q.threads);
+    const double transforms = (double(q.c) + double(q.k)) * cols * g.xi * 0.25e-9 / q.threads;
+    const double filt = double(q.k * q.cg()) * g.xi * 0.5e-9 / q.threads;
+    // Depthwise and tiny-channel problems run degenerate GEMMs.
+    const double tiny = q.cg() < 8 || q.kg() < 8 ? 8.0 : 1.0;
+    return (gemm + transforms) * tiny + filt;
+  }
+
+  void execute(const ConvProblem& p, const ConvArgs& a) const override {
+    if (p.op == ConvOp::forward) return forward(p, a, m_);
+    ConvArgs b = a;  // backward data: dx = forward(dy, flipped transposed w)
+    b.x = a.y, b.y = a.x, b.w = backward_data_as_forward_filter(p, a.w);
+    forward(backward_data_as_forward(p), b, m_);
+  }
+
+ private:
+  static ConvProblem as_forward(const ConvProblem& p) {
+    return p.op == ConvOp::backward_data ? backward_data_as_forward(p) : p;
+  }
+  int m_;
+};
+
+}  // namespace
+
+const ConvAlgorithm& winograd_2x2_algorithm() {
+  static const WinogradAlgorithm a(2);
+  return a;
+}
+const ConvAlgorithm& winograd_4x4_algorithm() {
+  static const WinogradAlgorithm a(4);
+  return a;
+}
+
+}  // namespace strata::dnn::detail

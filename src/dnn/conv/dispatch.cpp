@@ -1,0 +1,258 @@
+#include "dispatch.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "../tensor_access.hpp"
+#include "common.hpp"
+#include "strata/core/log.hpp"
+#include "strata/core/status.hpp"
+#include "strata/core/thread_pool.hpp"
+#include "strata/core/timer.hpp"
+
+namespace strata::dnn::detail {
+
+namespace {
+
+std::string dims_str(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+// The layout a non-f32 tensor is staged in: NHWC when the caller's tensor is packed NHWC.
+Layout staged_layout(const TensorDesc& t) { return t.is_packed(Layout::nhwc) ? Layout::nhwc : Layout::nchw; }
+
+std::vector<int64_t> staged_strides(const TensorDesc& t) {
+  return TensorDesc::packed(DType::f32, staged_layout(t), t.dims()).strides();
+}
+
+// 3-D {n, c, d, h, w} strides from a rank-3..5 tensor's strides (missing dims get stride 0).
+std::array<int64_t, 5> expand_strides(const std::vector<int64_t>& s) {
+  std::array<int64_t, 5> r{s[0], s[1], 0, 0, 0};
+  const std::size_t sr = s.size() - 2;
+  for (std::size_t i = 0; i < sr; ++i) r[2 + (3 - sr) + i] = s[2 + i];
+  return r;
+}
+
+std::size_t f32_bytes(int64_t elements) { return WorkspaceCarver::round_up(std::size_t(elements) * sizeof(float)); }
+
+// The logical offset of element 0 of a filter whose spatial strides were negated (flip).
+int64_t flip_offset(const ConvProblem& p) {
+  return (p.filter[0] - 1) * -p.ws[3] + (p.filter[1] - 1) * -p.ws[4] + (p.filter[2] - 1) * -p.ws[5];
+}
+
+}  // namespace
+
+ConvProblem make_problem(const Handle& h, const ConvDescs& d) {
+  const int sr = d.conv.spatial_rank();
+  check_arg(d.x.spatial_rank() == sr, d.x_name(),
+            std::string(d.x_name()) + " has " + std::to_string(d.x.spatial_rank()) +
+                " spatial dimensions, the convolution descriptor " + std::to_string(sr));
+  check_arg(d.y.spatial_rank() == sr, d.y_name(),
+            std::string(d.y_name()) + " has " + std::to_string(d.y.spatial_rank()) +
+                " spatial dimensions, the convolution descriptor " + std::to_string(sr));
+  check_arg(d.w.dtype() == d.x.dtype(), d.w_name(),
+            std::string(d.w_name()) + " is " + std::string(dtype_name(d.w.dtype())) + " but " + d.x_name() + " is " +
+                std::string(dtype_name(d.x.dtype())) + "; all tensors of one call share a dtype");
+  check_arg(d.y.dtype() == d.x.dtype(), d.y_name(),
+            std::string(d.y_name()) + " is " + std::string(dtype_name(d.y.dtype())) + " but " + d.x_name() + " is " +
+                std::string(dtype_name(d.x.dtype())) + "; all tensors of one call share a dtype");
+  std::vector<int64_t> out;
+  try {
+    out = conv_output_dims(d.x, d.w, d.conv);
+  } catch (const Error& e) {
+    // Re-name the argument as this operation calls it ("dw" rather than "w").
+    const std::string arg = e.argument() == "w" ? d.w_name() : e.argument() == "x" ? d.x_name() : e.argument();
+    throw Error(e.status(), arg, e.what());
+  }
+  check_arg(d.y.dims() == out, d.y_name(),
+            std::string(d.y_name()) + " has dims " + dims_str(d.y.dims()) + " but the convolution of " + d.x_name() +
+                " " + dims_str(d.x.dims()) + " with " + d.w_name() + " " + dims_str(d.w.dims()) + " gives " +
+                dims_str(out));
+
+  ConvProblem p;
+  p.op = d.op;
+  p.spatial_rank = sr;
+  p.dtype = d.x.dtype();
+  p.n = d.x.dim(0), p.c = d.x.dim(1), p.k = d.w.dim(0), p.groups = d.conv.groups();
+  const int off = 3 - sr;
+  for (int i = 0; i < sr; ++i) {
+    const auto si = std::size_t(i);
+    p.in[off + i] = d.x.dim(2 + i);
+    p.out[off + i] = d.y.dim(2 + i);
+    p.filter[off + i] = d.w.dim(2 + i);
+    p.pad[off + i] = d.conv.pads()[si];
+    p.stride[off + i] = d.conv.strides()[si];
+    p.dilation[off + i] = d.conv.dilations()[si];
+  }
+  const bool staged = p.dtype != DType::f32;
+  p.xs = expand_strides(staged ? staged_strides(d.x) : d.x.strides());
+  p.ys = expand_strides(staged ? staged_strides(d.y) : d.y.strides());
+  const std::vector<int64_t> wst = d.w.strides();
+  const std::array<int64_t, 5> w5 = expand_strides(wst);
+  p.ws = {p.kg() * w5[0], w5[0], w5[1], w5[2], w5[3], w5[4]};
+  if (d.conv.mode() == ConvMode::convolution) p.ws[3] = -p.ws[3], p.ws[4] = -p.ws[4], p.ws[5] = -p.ws[5];
+  p.threads = h.num_threads();
+  p.deterministic = h.deterministic();
+  p.isa = h.isa();
+  return p;
+}
+
+std::size_t staging_bytes(const ConvProblem& p, const ConvDescs& d) {
+  if (p.dtype == DType::f32) return 0;
+  return f32_bytes(d.x.element_count()) + f32_bytes(d.w.element_count()) + f32_bytes(d.y.element_count());
+}
+
+std::size_t required_workspace(const ConvProblem& p, const ConvDescs& d, ConvAlgo algo) {
+  const ConvAlgorithm& a = conv_algorithm(algo);
+  const Support s = a.supports(p);
+  if (!s.ok)
+    throw_error(Status::not_supported, "algo",
+                std::string(conv_algo_name(algo)) + " cannot compute this problem: " + s.reason);
+  return WorkspaceCarver::round_up(a.workspace_size(p)) + staging_bytes(p, d);
+}
+
+float apply_activation(Activation a, float v) {
+  switch (a) {
+    case Activation::identity: return v;
+    case Activation::relu: return v > 0.f ? v : 0.f;
+    case Activation::relu6: return v < 0.f ? 0.f : v > 6.f ? 6.f : v;
+    case Activation::sigmoid: return 1.f / (1.f + std::exp(-v));
+    case Activation::tanh: return std::tanh(v);
+  }
+  return v;
+}
+
+void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, ConvAlgo algo, const void* x,
+                     const void* w, const void* y, float alpha, float beta, void* workspace,
+                     std::size_t workspace_bytes, const Epilogue* epi, const char* why) {
+  (void)h;  // the problem already carries the handle's threads, ISA and determinism
+  // ---- every check before the first write ----
+  const std::size_t need = required_workspace(p, d, algo);
+  if (workspace_bytes < need)
+    throw_error(Status::insufficient_workspace, "workspace_bytes",
+                std::string(conv_algo_name(algo)) + " needs " + std::to_string(need) + " bytes of workspace, got " +
+                    std::to_string(workspace_bytes));
+  check_arg(need == 0 || workspace != nullptr, "workspace", "workspace is null but " + std::to_string(need) + " bytes are needed");
+  check_arg(d.x.element_count() == 0 || x != nullptr, d.x_name(), std::string(d.x_name()) + " is null");
+  check_arg(d.w.element_count() == 0 || w != nullptr, d.w_name(), std::string(d.w_name()) + " is null");
+  check_arg(d.y.element_count() == 0 || y != nullptr, d.y_name(), std::string(d.y_name()) + " is null");
+  if (epi && epi->bias) {
+    const TensorDesc& b = *epi->bias_desc;
+    std::vector<int64_t> want(std::size_t(d.y.rank()), 1);
+    want[1] = p.k;
+    check_arg(b.dims() == want, "bias", "bias must have dims " + dims_str(want) + ", got " + dims_str(b.dims()));
+    check_arg(b.dtype() == d.y.dtype(), "bias", "bias must have y's dtype");
+  }
+
+  const int64_t dest_count =
+      p.op == ConvOp::forward ? d.y.element_count() : p.op == ConvOp::backward_data ? d.x.element_count() : d.w.element_count();
+  if (dest_count == 0) return;
+
+  const Timer timer;
+  const bool staged = p.dtype != DType::f32;
+  WorkspaceCarver carve(workspace, workspace_bytes);
+  void* algo_ws = carve.take<std::byte>(conv_algorithm(algo).workspace_size(p));
+
+  // The f32 views the algorithm works on.
+  float* fx = static_cast<float*>(const_cast<void*>(x));
+  float* fw = static_cast<float*>(const_cast<void*>(w));
+  float* fy = static_cast<float*>(const_cast<void*>(y));
+  const std::vector<int64_t> wstrides = d.w.strides();
+  if (staged) {
+    float* sx = carve.take<float>(std::size_t(d.x.element_count()));
+    float* sw = carve.take<float>(std::size_t(d.w.element_count()));
+    float* sy = carve.take<float>(std::size_t(d.y.element_count()));
+    auto stage_in = [&](const TensorDesc& t, const void* src, float* dst) {
+      const auto dst_strides = staged_strides(t);
+      std::vector<int64_t> offs;
+      for_each_element(t.dims(), dst_strides, [&](int64_t o, int64_t) { offs.push_back(o); });
+      int64_t i = 0;
+      for_each_element(t.dims(), t.strides(), [&](int64_t o, int64_t) { dst[offs[std::size_t(i++)]] = load_f32(p.dtype, src, o); });
+    };
+    if (p.op != ConvOp::backward_data) stage_in(d.x, x, sx);
+    if (p.op != ConvOp::forward) stage_in(d.y, y, sy);
+    if (p.op != ConvOp::backward_filter)
+      for (int64_t i = 0; i < d.w.element_count(); ++i) sw[i] = load_f32(p.dtype, w, i);
+    fx = sx, fw = sw, fy = sy;
+  }
+
+  // Staged calls and calls with an epilogue compute the plain convolution first and blend
+  // afterwards; f32 calls blend inside the algorithm (beta == 0 never reads the output).
+  const bool blend_later = staged || epi;
+  float a_alpha = alpha, a_beta = beta;
+  const bool residual_is_y = epi && epi->z && epi->z == y && !staged;
+  if (blend_later) {
+    a_alpha = alpha;
+    a_beta = residual_is_y ? epi->alpha2 : 0.f;
+  }
+
+  ConvArgs args;
+  args.x = fx;
+  args.w = p.ws[3] < 0 || p.ws[4] < 0 || p.ws[5] < 0 ? fw + flip_offset(p) : fw;
+  args.y = fy;
+  args.alpha = a_alpha;
+  args.beta = a_beta;
+  args.workspace = algo_ws;
+  args.workspace_bytes = conv_algorithm(algo).workspace_size(p);
+
+  const bool empty_reduction = p.op == ConvOp::backward_filter && p.n * p.out_spatial() == 0;
+  if (empty_reduction) {
+    // dw = alpha * (empty sum) + beta * dw.
+    for (int64_t i = 0; i < d.w.element_count(); ++i) {
+      float* v = fw + i;
+      *v = a_beta == 0.f ? 0.f : a_beta * *v;
+    }
+  } else {
+    conv_algorithm(algo).execute(p, args);
+  }
+
+  // ---- staged stores and the epilogue ----
+  if (p.op == ConvOp::forward && (staged || epi)) {
+    const auto fy_strides = staged ? staged_strides(d.y) : d.y.strides();
+    std::vector<int64_t> f_offs;
+    f_offs.reserve(std::size_t(d.y.element_count()));
+    for_each_element(d.y.dims(), fy_strides, [&](int64_t o, int64_t) { f_offs.push_back(o); });
+    std::vector<int64_t> bias_strides;
+    if (epi && epi->bias) bias_strides = epi->bias_desc->strides();
+    int64_t i = 0;
+    for_each_element(d.y.dims(), d.y.strides(), [&](int64_t o, int64_t ch) {
+      float v = fy[f_offs[std::size_t(i++)]];
+      if (!epi) {
+        if (beta != 0.f) v += beta * load_f32(p.dtype, y, o);
+      } else {
+        if (epi->z && !residual_is_y) v += epi->alpha2 * load_f32(p.dtype, epi->z, o);
+        if (epi->bias) v += load_f32(p.dtype, epi->bias, ch * bias_strides[1]);
+        v = apply_activation(epi->act, v);
+      }
+      store_f32(p.dtype, const_cast<void*>(y), o, v);
+    });
+  } else if (staged && p.op == ConvOp::backward_data) {
+    const auto s = staged_strides(d.x);
+    std::vector<int64_t> f_offs;
+    for_each_element(d.x.dims(), s, [&](int64_t o, int64_t) { f_offs.push_back(o); });
+    int64_t i = 0;
+    for_each_element(d.x.dims(), d.x.strides(), [&](int64_t o, int64_t) {
+      float v = fx[f_offs[std::size_t(i++)]];
+      if (beta != 0.f) v += beta * load_f32(p.dtype, x, o);
+      store_f32(p.dtype, const_cast<void*>(x), o, v);
+    });
+  } else if (staged && p.op == ConvOp::backward_filter) {
+    for (int64_t i = 0; i < d.w.element_count(); ++i) {
+      float v = fw[i];
+      if (beta != 0.f) v += beta * load_f32(p.dtype, w, i);
+      store_f32(p.dtype, const_cast<void*>(w), i, v);
+    }
+  }
+
+  if (verbose(1)) {
+    std::string line = cat("conv ", p.str(), " t", p.threads, p.deterministic ? " det" : " fast", " algo=",
+                           conv_algo_name(algo), " (", why, ")");
+    if (verbose(2)) line += cat(" time_ms=", timer.seconds() * 1e3, " gflops=", p.flops() / timer.seconds() * 1e-9);
+    verbose_write("dnn", line);
+  }
+}
+
+}  // namespace strata::dnn::detail

@@ -1,0 +1,53 @@
+// The layer between the public API and the algorithms: it validates descriptors into a
+// ConvProblem, sizes workspaces (algorithm + f16/bf16/i8 staging), and runs one algorithm with
+// staging, alpha/beta and the optional bias/residual/activation epilogue.
+#pragma once
+#include <cstddef>
+#include <string>
+
+#include "algorithm.hpp"
+#include "strata/dnn/convolution.hpp"
+
+namespace strata::dnn::detail {
+
+// The caller's descriptors in role order (x input-shaped, w filter, y output-shaped) and the
+// names the caller knows them by ("x"/"dx", "w"/"dw", "y"/"dy") for error messages.
+struct ConvDescs {
+  ConvOp op;
+  const TensorDesc& x;
+  const FilterDesc& w;
+  const ConvDesc& conv;
+  const TensorDesc& y;
+  const char* x_name() const { return op == ConvOp::backward_data ? "dx" : "x"; }
+  const char* w_name() const { return op == ConvOp::backward_filter ? "dw" : "w"; }
+  const char* y_name() const { return op == ConvOp::forward ? "y" : "dy"; }
+};
+
+// Checks that the descriptors fit together (throws invalid_argument naming the argument) and
+// describes the problem as the algorithms will see it under this handle.
+ConvProblem make_problem(const Handle& h, const ConvDescs& d);
+
+// f32 staging bytes for a non-f32 call (0 for f32).
+std::size_t staging_bytes(const ConvProblem& p, const ConvDescs& d);
+
+// Workspace of `algo` for the call, staging included; throws not_supported naming "algo"
+// when the algorithm cannot serve the problem.
+std::size_t required_workspace(const ConvProblem& p, const ConvDescs& d, ConvAlgo algo);
+
+// bias + residual + activation applied after the convolution (the fused forward).
+struct Epilogue {
+  const void* z = nullptr;  // residual with y's descriptor (may alias y), or null
+  float alpha2 = 0.f;
+  const TensorDesc* bias_desc = nullptr;
+  const void* bias = nullptr;  // {1, K, 1...}, or null
+  Activation act = Activation::identity;
+};
+
+// Runs the operation: `x`, `w`, `y` in role order (the destination is the one op writes).
+void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, ConvAlgo algo, const void* x,
+                     const void* w, const void* y, float alpha, float beta, void* workspace,
+                     std::size_t workspace_bytes, const Epilogue* epilogue, const char* why);
+
+float apply_activation(Activation a, float v);
+
+}  // namespace strata::dnn::detail

@@ -1,0 +1,140 @@
+#include "selection.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+
+#include "algo_cache.hpp"
+#include "strata/core/log.hpp"
+#include "strata/core/memory.hpp"
+#include "strata/core/status.hpp"
+#include "strata/core/timer.hpp"
+
+namespace strata::dnn::detail {
+
+namespace {
+
+AlgoPerf describe(const Handle& h, const ConvProblem& p, const ConvDescs& d, const ConvAlgorithm& a) {
+  AlgoPerf r;
+  r.algo = a.id();
+  const Support s = a.supports(p);
+  r.supported = s.ok;
+  r.reason = s.reason;
+  if (!s.ok) return r;
+  r.workspace = required_workspace(p, d, a.id());
+  r.within_budget = r.workspace <= h.workspace_budget();
+  r.deterministic = a.deterministic(p);
+  if (!r.within_budget)
+    r.reason = cat("needs ", r.workspace, " bytes of workspace, over the budget of ", h.workspace_budget());
+  return r;
+}
+
+// Usable first (by the key), then over-budget, then unsupported; ties keep ConvAlgo order.
+void sort_usable_first(std::vector<AlgoPerf>& v, const std::vector<double>& key) {
+  std::vector<std::size_t> idx(v.size());
+  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  auto cls = [&](const AlgoPerf& a) { return a.supported && a.within_budget ? 0 : a.supported ? 1 : 2; };
+  std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+    if (cls(v[a]) != cls(v[b])) return cls(v[a]) < cls(v[b]);
+    return cls(v[a]) == 0 && key[a] < key[b];
+  });
+  std::vector<AlgoPerf> out;
+  for (std::size_t i : idx) out.push_back(v[i]);
+  v = std::move(out);
+}
+
+// Scratch memory for one tensor of the call, filled with small values so timings see
+// ordinary numbers (no denormals, no NaN paths).
+AlignedArray<std::byte> scratch(int64_t span, DType t, uint32_t seed) {
+  const std::size_t bytes = std::size_t(std::max<int64_t>(span, 1)) * dtype_size(t);
+  auto buf = make_aligned<std::byte>(bytes);
+  std::minstd_rand rng(seed);
+  if (t == DType::f32) {
+    auto* f = reinterpret_cast<float*>(buf.get());
+    for (std::size_t i = 0; i < bytes / 4; ++i) f[i] = float(int(rng() % 17) - 8) / 8.f;
+  } else {
+    for (std::size_t i = 0; i < bytes; ++i) buf[i] = std::byte(rng() & 0x3f);  // small positive f16/bf16/i8 bits
+  }
+  return buf;
+}
+
+}  // namespace
+
+std::vector<AlgoPerf> rank_by_heuristic(const Handle& h, const ConvProblem& p, const ConvDescs& d) {
+  std::vector<AlgoPerf> v;
+  std::vector<double> cost;
+  for (const ConvAlgorithm* a : conv_algorithms()) {
+    v.push_back(describe(h, p, d, *a));
+    cost.push_back(v.back().supported ? a->estimated_cost(p) : 0.0);
+    if (v.back().supported && v.back().within_budget)
+      v.back().reason = cat(v.back().reason, "; estimated ", cost.back() * 1e3, " ms");
+  }
+  sort_usable_first(v, cost);
+  return v;
+}
+
+std::vector<AlgoPerf> rank_by_measurement(const Handle& h, const ConvProblem& p, const ConvDescs& d) {
+  std::vector<AlgoPerf> v = rank_by_heuristic(h, p, d);
+  auto x = scratch(d.x.span(), d.x.dtype(), 1), w = scratch(d.w.element_count(), d.w.dtype(), 2),
+       y = scratch(d.y.span(), d.y.dtype(), 3);
+  double best_estimate = -1, best_ms = -1;
+  std::vector<double> key(v.size(), 1e300);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    AlgoPerf& r = v[i];
+    if (!r.supported || !r.within_budget) continue;
+    const double est = conv_algorithm(r.algo).estimated_cost(p);
+    if (best_estimate < 0) best_estimate = est;
+    // Timing an algorithm the model puts 8x behind the best would cost seconds for nothing
+    // (the direct loops on a large layer); say so instead of measuring.
+    if (est > 8 * best_estimate && best_ms >= 0) {
+      r.reason = cat("not timed: estimated ", est / best_estimate, "x slower than the best candidate");
+      continue;
+    }
+    auto ws = make_aligned<std::byte>(std::max<std::size_t>(r.workspace, 1));
+    auto once = [&] {
+      run_convolution(h, p, d, r.algo, x.get(), w.get(), y.get(), 1.f, 0.f, ws.get(), r.workspace, nullptr, "find");
+    };
+    Timer t;
+    once();  // warm-up: page faults, caches, pool start
+    double first = t.seconds() * 1e3, best = first;
+    const double budget_ms = std::max(20.0, 3 * first);
+    double spent = first;
+    for (int rep = 0; rep < 10 && spent < budget_ms; ++rep) {
+      t.reset();
+      once();
+      const double ms = t.seconds() * 1e3;
+      best = std::min(best, ms);
+      spent += ms;
+    }
+    r.time_ms = best;
+    key[i] = best;
+    if (best_ms < 0 || best < best_ms) best_ms = best;
+    if (verbose(2)) verbose_write("dnn", cat("find ", p.str(), " ", conv_algo_name(r.algo), " ", best, " ms"));
+  }
+  // Only measured candidates rank by time; the untimed keep their place after them.
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (v[i].supported && v[i].within_budget && v[i].time_ms < 0) key[i] = 1e299 + double(i);
+  sort_usable_first(v, key);
+  if (!v.empty() && v[0].time_ms >= 0) cache_store(cache_key(p, h), {v[0].algo, v[0].time_ms});
+  return v;
+}
+
+Choice choose_algorithm(const Handle& h, const ConvProblem& p, const ConvDescs& d) {
+  if (auto c = cache_lookup(cache_key(p, h))) {
+    const AlgoPerf r = describe(h, p, d, conv_algorithm(c->algo));
+    if (r.supported && r.within_budget) return {c->algo, r.workspace, cat("cached find result, ", c->time_ms, " ms")};
+  }
+  const auto ranked = rank_by_heuristic(h, p, d);
+  const AlgoPerf& best = ranked.front();
+  if (!best.supported || !best.within_budget) {
+    std::size_t smallest = 0;
+    for (const auto& r : ranked)
+      if (r.supported && (smallest == 0 || r.workspace < smallest)) smallest = r.workspace;
+    throw_error(Status::insufficient_workspace, "workspace_budget",
+                cat("no algorithm fits the handle's workspace budget of ", h.workspace_budget(),
+                    " bytes; the smallest needs ", smallest));
+  }
+  return {best.algo, best.workspace, cat("heuristic: ", best.reason)};
+}
+
+}  // namespace strata::dnn::detail

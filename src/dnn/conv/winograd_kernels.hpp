@@ -1,0 +1,41 @@
+// The arithmetic of Winograd F(m x m, 3 x 3) on 8 tiles (or 8 channels) at once, one set per
+// ISA. Lanes are the innermost index of every buffer ([row][col][lane]), so the same source
+// becomes 8-wide AVX2 code in the avx2 slot and SSE pairs in the generic slot.
+//
+//   input:  V = B^T d B     d: alpha x alpha patch        (alpha = m + 2)
+//   filter: U = G g G^T     g: 3 x 3 filter
+//   output: Y = A^T M A     M: alpha x alpha products, Y: m x m outputs
+//
+// The transform matrices are those of Lavin & Gray (2016) with points {0, +-1, +-2, inf} for
+// F(4,3) and {0, +-1, inf} for F(2,3), written out as sums so no multiply by 0 is executed.
+#pragma once
+#include <cstdint>
+
+#include "strata/core/isa.hpp"
+
+namespace strata::dnn::detail {
+
+inline constexpr int kWinogradLanes = 8;
+
+struct WinogradKernels {
+  // d: [alpha][alpha][8]; writes V[xi] lanes to v + xi * v_stride (xi = row * alpha + col).
+  void (*input)(const float* d, float* v, int64_t v_stride);
+  // g: [3][3][8]; u: [alpha*alpha][8].
+  void (*filter)(const float* g, float* u);
+  // M[xi] lanes at m + xi * m_stride; y: [m][m][8].
+  void (*output)(const float* m, int64_t m_stride, float* y);
+};
+
+struct WinogradKernelSet {
+  WinogradKernels f2;  // F(2x2, 3x3), alpha = 4
+  WinogradKernels f4;  // F(4x4, 3x3), alpha = 6
+};
+
+extern const WinogradKernelSet winograd_kernels_generic;
+extern const WinogradKernelSet winograd_kernels_avx2;
+
+inline const WinogradKernelSet& winograd_kernels(Isa isa) {
+  return isa >= Isa::avx2 ? winograd_kernels_avx2 : winograd_kernels_generic;
+}
+
+}  // namespace strata::dnn::detail

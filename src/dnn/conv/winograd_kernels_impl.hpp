@@ -1,0 +1,134 @@
+// Included once per ISA by winograd_kernels_<isa>.cpp (see winograd_kernels.hpp). Everything
+// here has internal linkage, so the copies compiled with different -m flags never merge.
+#pragma once
+#include <cstring>
+
+#include "winograd_kernels.hpp"
+
+namespace strata::dnn::detail {
+namespace {
+
+// Eight floats as one value; GCC/Clang lower it to one AVX register or two SSE registers.
+typedef float v8 __attribute__((vector_size(32)));
+
+inline v8 load8(const float* p) {
+  v8 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store8(float* p, v8 v) { std::memcpy(p, &v, sizeof v); }
+inline v8 splat(float f) { return v8{f, f, f, f, f, f, f, f}; }
+
+// ---- one-dimensional transforms on alpha (or 3) vectors --------------------------------------
+
+struct F4 {
+  static constexpr int m = 4, alpha = 6;
+  static void in(const v8* d, v8* t) {  // B^T d
+    t[0] = splat(4.f) * d[0] - splat(5.f) * d[2] + d[4];
+    t[1] = -splat(4.f) * (d[1] + d[2]) + d[3] + d[4];
+    t[2] = splat(4.f) * (d[1] - d[2]) - d[3] + d[4];
+    t[3] = splat(2.f) * (d[3] - d[1]) - d[2] + d[4];
+    t[4] = splat(2.f) * (d[1] - d[3]) - d[2] + d[4];
+    t[5] = splat(4.f) * d[1] - splat(5.f) * d[3] + d[5];
+  }
+  static void filt(const v8* g, v8* u) {  // G g
+    u[0] = splat(1.f / 4) * g[0];
+    u[1] = splat(-1.f / 6) * (g[0] + g[1] + g[2]);
+    u[2] = splat(-1.f / 6) * (g[0] - g[1] + g[2]);
+    u[3] = splat(1.f / 24) * g[0] + splat(1.f / 12) * g[1] + splat(1.f / 6) * g[2];
+    u[4] = splat(1.f / 24) * g[0] - splat(1.f / 12) * g[1] + splat(1.f / 6) * g[2];
+    u[5] = g[2];
+  }
+  static void out(const v8* s, v8* y) {  // A^T s
+    const v8 a = s[1] + s[2], b = s[1] - s[2], c = s[3] + s[4], d = s[3] - s[4];
+    y[0] = s[0] + a + c;
+    y[1] = b + splat(2.f) * d;
+    y[2] = a + splat(4.f) * c;
+    y[3] = b + splat(8.f) * d + s[5];
+  }
+};
+
+struct F2 {
+  static constexpr int m = 2, alpha = 4;
+  static void in(const v8* d, v8* t) {
+    t[0] = d[0] - d[2];
+    t[1] = d[1] + d[2];
+    t[2] = d[2] - d[1];
+    t[3] = d[1] - d[3];
+  }
+  static void filt(const v8* g, v8* u) {
+    u[0] = g[0];
+    u[1] = splat(0.5f) * (g[0] + g[1] + g[2]);
+    u[2] = splat(0.5f) * (g[0] - g[1] + g[2]);
+    u[3] = g[2];
+  }
+  static void out(const v8* s, v8* y) {
+    y[0] = s[0] + s[1] + s[2];
+    y[1] = s[1] - s[2] - s[3];
+  }
+};
+
+// ---- two-dimensional: columns first, then rows -------------------------------------------------
+
+template <class F>
+void input_2d(const float* dp, float* v, int64_t v_stride) {
+  constexpr int A = F::alpha;
+  v8 d[A][A], t[A][A];
+  for (int i = 0; i < A; ++i)
+    for (int j = 0; j < A; ++j) d[i][j] = load8(dp + (i * A + j) * kWinogradLanes);
+  for (int j = 0; j < A; ++j) {  // B^T d, column j
+    v8 col[A], r[A];
+    for (int i = 0; i < A; ++i) col[i] = d[i][j];
+    F::in(col, r);
+    for (int i = 0; i < A; ++i) t[i][j] = r[i];
+  }
+  for (int i = 0; i < A; ++i) {  // (B^T d) B, row i
+    v8 r[A];
+    F::in(t[i], r);
+    for (int j = 0; j < A; ++j) store8(v + (i * A + j) * v_stride, r[j]);
+  }
+}
+
+template <class F>
+void filter_2d(const float* gp, float* u) {
+  constexpr int A = F::alpha;
+  v8 g[3][3], t[A][3];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) g[i][j] = load8(gp + (i * 3 + j) * kWinogradLanes);
+  for (int j = 0; j < 3; ++j) {
+    v8 col[3] = {g[0][j], g[1][j], g[2][j]}, r[A];
+    F::filt(col, r);
+    for (int i = 0; i < A; ++i) t[i][j] = r[i];
+  }
+  for (int i = 0; i < A; ++i) {
+    v8 r[A];
+    F::filt(t[i], r);
+    for (int j = 0; j < A; ++j) store8(u + (i * A + j) * kWinogradLanes, r[j]);
+  }
+}
+
+template <class F>
+void output_2d(const float* mp, int64_t m_stride, float* y) {
+  constexpr int A = F::alpha, M = F::m;
+  v8 s[A][A], t[M][A];
+  for (int i = 0; i < A; ++i)
+    for (int j = 0; j < A; ++j) s[i][j] = load8(mp + (i * A + j) * m_stride);
+  for (int j = 0; j < A; ++j) {
+    v8 col[A], r[M];
+    for (int i = 0; i < A; ++i) col[i] = s[i][j];
+    F::out(col, r);
+    for (int i = 0; i < M; ++i) t[i][j] = r[i];
+  }
+  for (int i = 0; i < M; ++i) {
+    v8 r[M];
+    F::out(t[i], r);
+    for (int j = 0; j < M; ++j) store8(y + (i * M + j) * kWinogradLanes, r[j]);
+  }
+}
+
+WinogradKernelSet make_winograd_kernels() {
+  return {{input_2d<F2>, filter_2d<F2>, output_2d<F2>}, {input_2d<F4>, filter_2d<F4>, output_2d<F4>}};
+}
+
+}  // namespace
+}  // namespace strata::dnn::detail

@@ -1,0 +1,185 @@
+// Every algorithm x every operation it supports, against the double-precision reference, over
+// a sweep of shapes: odd sizes, padding larger than the kernel, stride > 1, dilation, groups
+// and depthwise, 1x1/3x3/5x5/7x7, batch 1 and > 1, 1-D/2-D/3-D, both layouts, both filter
+// layouts, convolution and cross-correlation, alpha/beta blending (beta == 0 with NaN outputs).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "conv_test_util.hpp"
+
+namespace strata::dnn::test {
+namespace {
+
+const std::vector<Spec>& sweep() {
+  static const std::vector<Spec> s{
+      {"odd_3x3", 2, 3, 4, 1, {5, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"valid_3x3", 1, 4, 6, 1, {9, 9}, {3, 3}, {0, 0}, {1, 1}, {1, 1}},
+      {"pad_gt_kernel", 2, 5, 3, 1, {8, 6}, {3, 3}, {4, 4}, {1, 1}, {1, 1}},
+      {"stride2", 1, 6, 8, 1, {11, 13}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
+      {"dilation2", 2, 4, 4, 1, {10, 10}, {3, 3}, {2, 2}, {1, 1}, {2, 2}},
+      {"groups2", 2, 8, 8, 2, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"depthwise", 1, 8, 8, 8, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"pointwise", 3, 16, 8, 1, {6, 6}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+      {"pointwise_s2", 1, 7, 5, 1, {6, 7}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+      {"k5", 2, 3, 4, 1, {12, 11}, {5, 5}, {2, 2}, {1, 1}, {1, 1}},
+      {"k7", 1, 3, 4, 1, {17, 15}, {7, 7}, {3, 3}, {1, 1}, {1, 1}},
+      {"stem_k7_s2", 2, 3, 8, 1, {16, 16}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
+      {"conv_mode", 1, 3, 2, 1, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, ConvMode::convolution},
+      {"wide_3x3", 1, 20, 24, 1, {13, 13}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"many_tiles", 3, 8, 8, 1, {30, 30}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"rect_2x5", 2, 3, 5, 1, {9, 12}, {2, 5}, {1, 2}, {1, 1}, {1, 1}},
+      {"conv1d", 2, 4, 3, 1, {17}, {5}, {2}, {1}, {1}},
+      {"conv3d", 1, 3, 2, 1, {5, 6, 7}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+      {"conv3d_1x3x3", 2, 4, 4, 1, {3, 6, 6}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+  };
+  return s;
+}
+
+struct Case {
+  Spec spec;
+  Layout layout;
+  FilterLayout fl;
+};
+
+std::string case_name(const Case& c) {
+  return c.spec.name + (c.layout == Layout::nchw ? "_nchw" : "_nhwc") + (c.fl == FilterLayout::kcrs ? "_kcrs" : "_krsc");
+}
+
+// Runs `op` with `algo` (throws through if unsupported) and checks it; returns false when the
+// algorithm does not support the problem.
+bool run_and_check(const Handle& h, const Case& cs, ConvOp op, ConvAlgo algo, float alpha, float beta) {
+  const Descs d = make_descs(cs.spec, cs.layout, cs.fl);
+  std::size_t ws_bytes = 0;
+  try {
+    switch (op) {
+      case ConvOp::forward: ws_bytes = forward_workspace_size(h, d.x, d.w, d.conv, d.y, algo); break;
+      case ConvOp::backward_data: ws_bytes = backward_data_workspace_size(h, d.w, d.y, d.conv, d.x, algo); break;
+      case ConvOp::backward_filter: ws_bytes = backward_filter_workspace_size(h, d.x, d.y, d.conv, d.w, algo); break;
+    }
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), Status::not_supported);
+    EXPECT_EQ(e.argument(), "algo");
+    return false;
+  }
+  auto ws = make_aligned<std::byte>(std::max<std::size_t>(ws_bytes, 1));
+  const testref::Conv3d geo(d.x, d.w, d.conv, d.y);
+  const auto x = random_floats(d.x.span(), 11), w = random_floats(d.w.element_count(), 12),
+             y = random_floats(d.y.span(), 13);
+  const int64_t reduction =
+      op == ConvOp::backward_filter ? d.x.dim(0) * d.y.element_count() / (d.y.dim(0) * d.y.dim(1))
+                                    : op == ConvOp::forward ? d.w.element_count() / d.w.dim(0) : d.w.element_count() / d.w.dim(1);
+  const std::string what = case_name(cs) + " " + std::string(conv_op_name(op)) + " " + std::string(conv_algo_name(algo)) +
+                           " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  switch (op) {
+    case ConvOp::forward: {
+      std::vector<float> out = beta == 0.f ? std::vector<float>(y.size(), nan) : y;
+      convolution_forward(h, &alpha, d.x, x.data(), d.w, w.data(), d.conv, algo, ws.get(), ws_bytes, &beta, d.y,
+                          out.data());
+      const auto ref = testref::ref_forward(geo, to_double(x), to_double(w), d.y.span());
+      EXPECT_EQ(check_against(out, ref, y, alpha, beta, offsets_of(d.y.dims(), d.y.strides()), reduction, algo, what), 0);
+      break;
+    }
+    case ConvOp::backward_data: {
+      std::vector<float> out = beta == 0.f ? std::vector<float>(x.size(), nan) : x;
+      convolution_backward_data(h, &alpha, d.w, w.data(), d.y, y.data(), d.conv, algo, ws.get(), ws_bytes, &beta, d.x,
+                                out.data());
+      const auto ref = testref::ref_backward_data(geo, to_double(y), to_double(w), d.x.span());
+      EXPECT_EQ(check_against(out, ref, x, alpha, beta, offsets_of(d.x.dims(), d.x.strides()), reduction, algo, what), 0);
+      break;
+    }
+    case ConvOp::backward_filter: {
+      std::vector<float> out = beta == 0.f ? std::vector<float>(w.size(), nan) : w;
+      convolution_backward_filter(h, &alpha, d.x, x.data(), d.y, y.data(), d.conv, algo, ws.get(), ws_bytes, &beta,
+                                  d.w, out.data());
+      const auto ref = testref::ref_backward_filter(geo, to_double(x), to_double(y), d.w.element_count());
+      std::vector<int64_t> offs(std::size_t(d.w.element_count()));
+      for (std::size_t i = 0; i < offs.size(); ++i) offs[i] = int64_t(i);
+      EXPECT_EQ(check_against(out, ref, w, alpha, beta, offs, reduction, algo, what), 0);
+      break;
+    }
+  }
+  return true;
+}
+
+TEST(ConvAlgorithms, SweepEveryAlgorithmAndOperationAgainstReference) {
+  Handle h;
+  h.set_num_threads(2);
+  std::map<std::pair<int, int>, int> exercised;  // (algo, op) -> cases
+  for (const Spec& s : sweep())
+    for (Layout layout : {Layout::nchw, Layout::nhwc})
+      for (FilterLayout fl : {FilterLayout::kcrs, FilterLayout::krsc}) {
+        // Mixed activation/filter layouts only for a few shapes (they take the repacking path).
+        const bool natural = (layout == Layout::nchw) == (fl == FilterLayout::kcrs);
+        if (!natural && s.name != "odd_3x3" && s.name != "groups2" && s.name != "k5") continue;
+        const Case cs{s, layout, fl};
+        for (ConvOp op : {ConvOp::forward, ConvOp::backward_data, ConvOp::backward_filter})
+          for (int a = 0; a < conv_algo_count; ++a) {
+            const bool blended = (a + int(op)) % 2 == 1;  // alternate plain and alpha/beta runs
+            if (run_and_check(h, cs, op, ConvAlgo(a), blended ? 1.5f : 1.f, blended ? 0.5f : 0.f))
+              ++exercised[{a, int(op)}];
+          }
+      }
+  // Every algorithm must have run every operation it claims (implicit_gemm is documented as
+  // not yet available; Winograd and FFT have no backward-filter).
+  auto ran = [&](ConvAlgo a, ConvOp op) { return exercised[{int(a), int(op)}]; };
+  for (ConvOp op : {ConvOp::forward, ConvOp::backward_data, ConvOp::backward_filter}) {
+    EXPECT_GT(ran(ConvAlgo::direct, op), 40);
+    EXPECT_GT(ran(ConvAlgo::im2col_gemm, op), 40);
+  }
+  for (ConvAlgo a : {ConvAlgo::winograd_2x2_3x3, ConvAlgo::winograd_4x4_3x3, ConvAlgo::fft_tiled}) {
+    EXPECT_GT(ran(a, ConvOp::forward), 8) << conv_algo_name(a);
+    EXPECT_GT(ran(a, ConvOp::backward_data), 6) << conv_algo_name(a);
+    EXPECT_EQ(ran(a, ConvOp::backward_filter), 0) << conv_algo_name(a);
+  }
+  EXPECT_EQ(ran(ConvAlgo::implicit_gemm, ConvOp::forward), 0);
+}
+
+TEST(ConvAlgorithms, ImplicitGemmSlotSaysWhyItIsUnavailable) {
+  Handle h;
+  const Descs d = make_descs(sweep()[0], Layout::nchw, FilterLayout::kcrs);
+  const auto ranked = get_forward_algorithms(h, d.x, d.w, d.conv, d.y);
+  bool seen = false;
+  for (const auto& r : ranked)
+    if (r.algo == ConvAlgo::implicit_gemm) {
+      seen = true;
+      EXPECT_FALSE(r.supported);
+      EXPECT_EQ(r.reason, "not yet available");
+    }
+  EXPECT_TRUE(seen);
+}
+
+TEST(ConvAlgorithms, StridedViewsRunOnDirectAndAreRefusedByPackedOnlyAlgorithms) {
+  Handle h;
+  h.set_num_threads(2);
+  // x is a view with padded row and channel strides (as a slice of a larger tensor).
+  const Spec s{"strided", 2, 3, 4, 1, {5, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  Descs d = make_descs(s, Layout::nchw, FilterLayout::kcrs);
+  d.x = TensorDesc(DType::f32, {2, 3, 5, 6}, {3 * 5 * 9 + 7, 5 * 9 + 1, 9, 1});
+  d.y = TensorDesc(DType::f32, {2, 4, 5, 6}, {4 * 40 + 3, 40, 8, 1});
+  EXPECT_THROW((void)forward_workspace_size(h, d.x, d.w, d.conv, d.y, ConvAlgo::im2col_gemm), Error);
+  const auto x = random_floats(d.x.span(), 5), w = random_floats(d.w.element_count(), 6);
+  std::vector<float> y(std::size_t(d.y.span()), 7.f);
+  const float alpha = 1.f, beta = 0.f;
+  convolution_forward(h, &alpha, d.x, x.data(), d.w, w.data(), d.conv, ConvAlgo::direct, nullptr, 0, &beta, d.y, y.data());
+  const testref::Conv3d geo(d.x, d.w, d.conv, d.y);
+  const auto ref = testref::ref_forward(geo, to_double(x), to_double(w), d.y.span());
+  const auto offs = offsets_of(d.y.dims(), d.y.strides());
+  EXPECT_EQ(check_against(y, ref, y, alpha, beta, offs, 27, ConvAlgo::direct, "strided direct"), 0);
+  // Gaps between rows are not part of y and must be untouched.
+  std::set<int64_t> inside(offs.begin(), offs.end());
+  for (int64_t i = 0; i < d.y.span(); ++i) {
+    if (!inside.count(i)) {
+      EXPECT_EQ(y[std::size_t(i)], 7.f) << i;
+    }
+  }
+  // The automatic choice must pick an algorithm that serves the view.
+  std::vector<float> y2(std::size_t(d.y.span()), 7.f);
+  convolution_forward(h, 1.f, d.x, x.data(), d.w, w.data(), d.conv, 0.f, d.y, y2.data());
+  EXPECT_EQ(check_against(y2, ref, y2, alpha, beta, offs, 27, ConvAlgo::direct, "strided auto"), 0);
+}
+
+}  // namespace
+}  // namespace strata::dnn::test
