@@ -1,0 +1,104 @@
+// Level 1 against direct references: increments +-1, +-3, sizes around the kernels' lane and
+// reduction-chunk boundaries, every ISA path; dot is bitwise identical for 1 and 2 threads;
+// nrm2 neither overflows nor underflows.
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "blas_test_util.hpp"
+#include "strata/blas/level1.hpp"
+
+namespace strata::blastest {
+namespace {
+
+using namespace testref;
+
+template <class T>
+class Level1 : public ::testing::Test {};
+TYPED_TEST_SUITE(Level1, Types);
+
+TYPED_TEST(Level1, AxpyDotAsumIamaxRotAgainstReference) {
+  using T = TypeParam;
+  for (const Config& cfg : configs()) {
+    IsaScope scope(cfg.isa);
+    blas::Handle h;
+    h.set_num_threads(cfg.threads);
+    for (int64_t n : {0, 1, 15, 17, 101, 70000})
+      for (int64_t incx : {1, -1, 3, -3})
+        for (int64_t incy : {1, -3}) {
+          auto x = random_values<T>(size_t(std::max<int64_t>(1, 1 + (n - 1) * std::abs(incx))), 1);
+          auto y = random_values<T>(size_t(std::max<int64_t>(1, 1 + (n - 1) * std::abs(incy))), 2);
+          auto X = [&](int64_t i) { return widen(x[size_t(vidx<T>(i, n, incx))]); };
+          auto Y = [&](const std::vector<T>& v, int64_t i) { return widen(v[size_t(vidx<T>(i, n, incy))]); };
+          wide_t<T> dot = 0, dotc = 0;
+          long double asum = 0;
+          for (int64_t i = 0; i < n; ++i) {
+            dot += X(i) * Y(y, i);
+            dotc += cj(X(i)) * Y(y, i);
+          }
+          expect_close(blas::dot<T>(h, n, x.data(), incx, y.data(), incy), dot, double(n), tolerance<T>(n), "dot");
+          expect_close(blas::dotc<T>(h, n, x.data(), incx, y.data(), incy), dotc, double(n), tolerance<T>(n), "dotc");
+          auto y2 = y;
+          blas::axpy<T>(h, n, T(0.5), x.data(), incx, y2.data(), incy);
+          for (int64_t i = 0; i < std::min<int64_t>(n, 200); ++i)
+            expect_close(y2[size_t(vidx<T>(i, n, incy))], Y(y, i) + wide_t<T>(0.5) * X(i), 1.0, tolerance<T>(1), "axpy");
+          if (incx > 0) {
+            for (int64_t i = 0; i < n; ++i) asum += std::abs(std::real(X(i))) + std::abs(std::imag(X(i)));
+            EXPECT_NEAR(double(blas::asum<T>(h, n, x.data(), incx)), double(asum), tolerance<T>(n) * double(n));
+            int64_t best = 0;
+            for (int64_t i = 1; i < n; ++i)
+              if (blas::cabs1(x[size_t(i * incx)]) > blas::cabs1(x[size_t(best * incx)])) best = i;
+            EXPECT_EQ(blas::iamax<T>(h, n, x.data(), incx), n > 0 ? best + 1 : 0);
+          } else {
+            EXPECT_EQ(blas::asum<T>(h, n, x.data(), incx), 0);  // reference quick return
+          }
+          auto x3 = x, y3 = y;
+          blas::rot<T>(h, n, x3.data(), incx, y3.data(), incy, 0.6, 0.8);
+          for (int64_t i = 0; i < std::min<int64_t>(n, 200); ++i) {
+            expect_close(x3[size_t(vidx<T>(i, n, incx))], wide_t<T>(0.6) * X(i) + wide_t<T>(0.8) * Y(y, i), 1.0, tolerance<T>(2), "rot x");
+            expect_close(y3[size_t(vidx<T>(i, n, incy))], wide_t<T>(0.6) * Y(y, i) - wide_t<T>(0.8) * X(i), 1.0, tolerance<T>(2), "rot y");
+          }
+        }
+  }
+}
+
+TYPED_TEST(Level1, DotIsBitwiseIdenticalForAnyThreadCount) {
+  using T = TypeParam;
+  const int64_t n = 300001;
+  auto x = random_values<T>(size_t(n), 5), y = random_values<T>(size_t(n), 6);
+  blas::Handle h1, h2;
+  h1.set_num_threads(1);
+  h2.set_num_threads(2);
+  const T a = blas::dot<T>(h1, n, x.data(), 1, y.data(), 1), b = blas::dot<T>(h2, n, x.data(), 1, y.data(), 1);
+  EXPECT_EQ(0, std::memcmp(&a, &b, sizeof(T)));
+}
+
+TYPED_TEST(Level1, Nrm2NeitherOverflowsNorUnderflows) {
+  using T = TypeParam;
+  using R = blas::real_t<T>;
+  blas::Handle h;
+  for (R scale : {std::numeric_limits<R>::max() / R(8), std::numeric_limits<R>::min() * R(8), R(1)}) {
+    std::vector<T> x = {T(3 * scale), T(4 * scale)};
+    const R got = blas::nrm2<T>(h, 2, x.data(), 1);
+    EXPECT_NEAR(double(got / scale), 5.0, 1e-5) << "scale " << scale;
+  }
+  std::vector<T> x = {T(3), T(4)};
+  EXPECT_NEAR(double(blas::nrm2<T>(h, 2, x.data(), -1)), 5.0, 1e-5);  // negative increments are walked
+}
+
+TEST(Level1Rotations, RotgZeroesTheSecondComponent) {
+  blas::Handle h;
+  double a = 3, b = 4, c, s;
+  blas::rotg<double>(h, &a, &b, &c, &s);
+  EXPECT_DOUBLE_EQ(a, 5);
+  EXPECT_DOUBLE_EQ(c, 0.6);
+  EXPECT_DOUBLE_EQ(s, 0.8);
+  std::complex<double> ca(3, 0), cb(0, 4), cs;
+  double cc;
+  blas::rotg<std::complex<double>>(h, &ca, &cb, &cc, &cs);
+  EXPECT_NEAR(std::abs(cc * std::complex<double>(3, 0) + cs * std::complex<double>(0, 4) - ca), 0.0, 1e-14);
+  EXPECT_NEAR(std::abs(-std::conj(cs) * std::complex<double>(3, 0) + cc * std::complex<double>(0, 4)), 0.0, 1e-14);
+}
+
+}  // namespace
+}  // namespace strata::blastest

@@ -1,0 +1,221 @@
+// Level 2 sweeps against the dense references: every op/uplo/diag, full/band/packed storage,
+// sizes 0, 1, primes and above the kernels' chunking, increments +-1 and +-3, lda > m, every
+// ISA path, 1 and 2 threads; beta == 0 must not read y (NaN there); bad arguments throw
+// strata::Error naming the argument and leave the outputs untouched.
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "blas_test_util.hpp"
+#include "strata/blas/level2.hpp"
+#include "strata/core/status.hpp"
+
+namespace strata::blastest {
+namespace {
+
+using namespace testref;
+using blas::Diag;
+using blas::Op;
+using blas::Uplo;
+
+template <class T>
+class Level2 : public ::testing::Test {};
+TYPED_TEST_SUITE(Level2, Types);
+
+constexpr int64_t kSizes[] = {0, 1, 7, 37, 130};
+constexpr int64_t kIncs[] = {1, -1, 3, -3};
+
+template <class T>
+std::vector<T> strided(const std::vector<T>& logical, int64_t inc) {
+  const int64_t n = int64_t(logical.size());
+  std::vector<T> s(size_t(std::max<int64_t>(1, 1 + (n - 1) * std::abs(inc))), T(-7));
+  for (int64_t i = 0; i < n; ++i) s[size_t(vidx<T>(i, n, inc))] = logical[size_t(i)];
+  return s;
+}
+
+TYPED_TEST(Level2, GemvGbmvAllOpsIncrementsIsasThreads) {
+  using T = TypeParam;
+  for (const Config& cfg : configs()) {
+    IsaScope scope(cfg.isa);
+    blas::Handle h;
+    h.set_num_threads(cfg.threads);
+    for (int64_t m : kSizes)
+      for (int64_t n : {int64_t(0), int64_t(1), int64_t(11), int64_t(67)})
+        for (char op : {'N', 'T', 'C'})
+          for (int64_t inc : kIncs)
+            for (bool band : {false, true}) {
+              const int64_t kl = band ? 2 : m - 1, ku = band ? 3 : n - 1;
+              const int64_t lda = band ? kl + ku + 2 : m + 3;
+              auto A = random_values<T>(size_t(std::max<int64_t>(1, lda * n)), 11);
+              const int64_t lx = op == 'N' ? n : m, ly = op == 'N' ? m : n;
+              auto x = random_values<T>(size_t(lx), 12), y0 = random_values<T>(size_t(ly), 13);
+              auto xs = strided(x, inc), ys = strided(y0, -inc);
+              // beta == 0 must ignore y: put NaN there.
+              for (T beta : {T(0), T(0.5)}) {
+                auto yv = ys;
+                if (beta == T(0)) for (auto& v : yv) v = T(std::numeric_limits<double>::quiet_NaN());
+                const T alpha = T(1.25);
+                const auto before = yv;
+                if (band)
+                  blas::gbmv<T>(h, Op(op), m, n, kl, ku, alpha, A.data(), lda, xs.data(), inc, beta, yv.data(), -inc);
+                else
+                  blas::gemv<T>(h, Op(op), m, n, alpha, A.data(), lda, xs.data(), inc, beta, yv.data(), -inc);
+                // Reference: dense op(A) with the band zeroed.
+                Dense<T> a(m, n);
+                for (int64_t j = 0; j < n; ++j)
+                  for (int64_t i = std::max<int64_t>(0, j - ku); i <= std::min(m - 1, j + kl); ++i)
+                    a(i, j) = widen(band ? A[size_t(ku + i - j + j * lda)] : A[size_t(i + j * lda)]);
+                const Dense<T> oa = apply_op(op, a);
+                if (m == 0 || n == 0) {  // the reference's quick return: y is not touched at all
+                  for (size_t i = 0; i < yv.size(); ++i)
+                    ASSERT_EQ(0, std::memcmp(&yv[i], &before[i], sizeof(T)));
+                  continue;
+                }
+                for (int64_t i = 0; i < ly; ++i) {
+                  wide_t<T> want = beta == T(0) ? wide_t<T>(0) : widen(beta) * widen(y0[size_t(i)]);
+                  for (int64_t p = 0; p < lx; ++p) want += widen(alpha) * oa(i, p) * widen(x[size_t(p)]);
+                  expect_close(yv[size_t(vidx<T>(i, ly, -inc))], want, 4.0, tolerance<T>(lx),
+                               "gemv op=" + std::string(1, op) + " m=" + std::to_string(m) + " n=" + std::to_string(n));
+                }
+              }
+            }
+  }
+}
+
+// trmv/tbmv/tpmv and the solves: x := op(A) x, then solving op(A) y = x must give back x.
+TYPED_TEST(Level2, TriangularMultiplyAndSolveAllStorages) {
+  using T = TypeParam;
+  for (const Config& cfg : configs()) {
+    IsaScope scope(cfg.isa);
+    blas::Handle h;
+    h.set_num_threads(cfg.threads);
+    for (int64_t n : kSizes)
+      for (Store s : {Store::full, Store::band, Store::packed})
+        for (char ul : {'U', 'L'})
+          for (char op : {'N', 'T', 'C'})
+            for (char di : {'N', 'U'})
+              for (int64_t inc : {int64_t(1), int64_t(-3)}) {
+                const int64_t k = s == Store::band ? 4 : n - 1, lda = s == Store::full ? n + 2 : k + 2;
+                auto A = random_values<T>(size_t(std::max<int64_t>(1, lda * n + n * n)), 21);
+                // A well-conditioned triangle (unit diagonal included): small off-diagonal entries.
+                for (auto& v : A) v *= T(1.0 / double(n + 1));
+                for (int64_t j = 0; j < n; ++j)
+                  if (T* d = const_cast<T*>(stored(s, A.data(), n, k, lda, ul == 'U', j, j))) *d = T(1) + *d;
+                auto x = random_values<T>(size_t(n), 22);
+                auto xs = strided(x, inc);
+                const Uplo u = Uplo(ul);
+                const Diag d = Diag(di);
+                switch (s) {
+                  case Store::full: blas::trmv<T>(h, u, Op(op), d, n, A.data(), lda, xs.data(), inc); break;
+                  case Store::band: blas::tbmv<T>(h, u, Op(op), d, n, k, A.data(), lda, xs.data(), inc); break;
+                  case Store::packed: blas::tpmv<T>(h, u, Op(op), d, n, A.data(), xs.data(), inc); break;
+                }
+                const Dense<T> oa = apply_op(op, expand(s, 't', A.data(), n, k, lda, ul == 'U', di == 'U'));
+                for (int64_t i = 0; i < n; ++i) {
+                  wide_t<T> want = 0;
+                  for (int64_t p = 0; p < n; ++p) want += oa(i, p) * widen(x[size_t(p)]);
+                  expect_close(xs[size_t(vidx<T>(i, n, inc))], want, 8.0, tolerance<T>(n), "trmv");
+                }
+                switch (s) {
+                  case Store::full: blas::trsv<T>(h, u, Op(op), d, n, A.data(), lda, xs.data(), inc); break;
+                  case Store::band: blas::tbsv<T>(h, u, Op(op), d, n, k, A.data(), lda, xs.data(), inc); break;
+                  case Store::packed: blas::tpsv<T>(h, u, Op(op), d, n, A.data(), xs.data(), inc); break;
+                }
+                for (int64_t i = 0; i < n; ++i)
+                  expect_close(xs[size_t(vidx<T>(i, n, inc))], widen(x[size_t(i)]), 1.0, 8 * tolerance<T>(n), "trsv");
+              }
+  }
+}
+
+// symv/sbmv/spmv (and hemv/hbmv/hpmv for complex) and the rank updates.
+TYPED_TEST(Level2, SymmetricHermitianProductsAndUpdates) {
+  using T = TypeParam;
+  constexpr bool herm = is_cplx<T>;
+  for (const Config& cfg : configs()) {
+    IsaScope scope(cfg.isa);
+    blas::Handle h;
+    h.set_num_threads(cfg.threads);
+    for (int64_t n : kSizes)
+      for (Store s : {Store::full, Store::band, Store::packed})
+        for (char ul : {'U', 'L'})
+          for (int64_t inc : {int64_t(1), int64_t(-3)}) {
+            const int64_t k = s == Store::band ? 3 : n - 1, lda = s == Store::full ? n + 1 : k + 2;
+            auto A = random_values<T>(size_t(std::max<int64_t>(1, lda * n + n * n)), 31);
+            auto x = random_values<T>(size_t(n), 32), y = random_values<T>(size_t(n), 33);
+            auto xs = strided(x, inc), ys = strided(y, inc);
+            const T alpha = T(0.75), beta = T(-1.5);
+            const Uplo u = Uplo(ul);
+            if constexpr (herm) {
+              if (s == Store::full) blas::hemv<T>(h, u, n, alpha, A.data(), lda, xs.data(), inc, beta, ys.data(), inc);
+              if (s == Store::band) blas::hbmv<T>(h, u, n, k, alpha, A.data(), lda, xs.data(), inc, beta, ys.data(), inc);
+              if (s == Store::packed) blas::hpmv<T>(h, u, n, alpha, A.data(), xs.data(), inc, beta, ys.data(), inc);
+            } else {
+              if (s == Store::full) blas::symv<T>(h, u, n, alpha, A.data(), lda, xs.data(), inc, beta, ys.data(), inc);
+              if (s == Store::band) blas::sbmv<T>(h, u, n, k, alpha, A.data(), lda, xs.data(), inc, beta, ys.data(), inc);
+              if (s == Store::packed) blas::spmv<T>(h, u, n, alpha, A.data(), xs.data(), inc, beta, ys.data(), inc);
+            }
+            const Dense<T> a = expand(s, herm ? 'h' : 's', A.data(), n, k, lda, ul == 'U');
+            for (int64_t i = 0; i < n; ++i) {
+              wide_t<T> want = widen(beta) * widen(y[size_t(i)]);
+              for (int64_t p = 0; p < n; ++p) want += widen(alpha) * a(i, p) * widen(x[size_t(p)]);
+              expect_close(ys[size_t(vidx<T>(i, n, inc))], want, 4.0, tolerance<T>(n), "symv/hemv");
+            }
+            if (s == Store::band) continue;
+            // Rank-2 update on the stored triangle: A + alpha x y^H + conj(alpha) y x^H (herm).
+            auto before = A;
+            if constexpr (herm) {
+              if (s == Store::full) blas::her2<T>(h, u, n, alpha, xs.data(), inc, ys.data(), inc, A.data(), lda);
+              else blas::hpr2<T>(h, u, n, alpha, xs.data(), inc, ys.data(), inc, A.data());
+            } else {
+              if (s == Store::full) blas::syr2<T>(h, u, n, alpha, xs.data(), inc, ys.data(), inc, A.data(), lda);
+              else blas::spr2<T>(h, u, n, alpha, xs.data(), inc, ys.data(), inc, A.data());
+            }
+            const Dense<T> a0 = expand(s, herm ? 'h' : 's', before.data(), n, k, lda, ul == 'U');
+            const Dense<T> a1 = expand(s, herm ? 'h' : 's', A.data(), n, k, lda, ul == 'U');
+            for (int64_t j = 0; j < n; ++j)
+              for (int64_t i = 0; i < n; ++i) {
+                const wide_t<T> xi = widen(xs[size_t(vidx<T>(i, n, inc))]), xj = widen(xs[size_t(vidx<T>(j, n, inc))]);
+                const wide_t<T> yi = widen(ys[size_t(vidx<T>(i, n, inc))]), yj = widen(ys[size_t(vidx<T>(j, n, inc))]);
+                const wide_t<T> al = widen(alpha);
+                // herm: A + alpha x y^H + conj(alpha) y x^H (real diagonal); else A + alpha (x y^T + y x^T).
+                wide_t<T> want = herm ? a0(i, j) + al * xi * cj(yj) + cj(al) * yi * cj(xj) : a0(i, j) + al * (xi * yj + yi * xj);
+                if (herm && i == j) want = wide_t<T>(std::real(want));
+                expect_close(T(a1(i, j)), want, 4.0,
+                             tolerance<T>(2), "syr2/her2");
+              }
+          }
+  }
+}
+
+TYPED_TEST(Level2, InvalidArgumentsThrowNamingTheArgumentAndWriteNothing) {
+  using T = TypeParam;
+  blas::Handle h;
+  std::vector<T> A(16, T(1)), x(4, T(1)), y(4, T(9));
+  auto expect_arg = [&](const char* name, auto&& call) {
+    try {
+      call();
+      ADD_FAILURE() << "no error for " << name;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.status(), Status::invalid_argument);
+      EXPECT_EQ(e.argument(), name);
+    }
+    for (const T& v : y) EXPECT_EQ(v, T(9));
+  };
+  expect_arg("trans", [&] { blas::gemv<T>(h, Op('X'), 2, 2, T(1), A.data(), 2, x.data(), 1, T(0), y.data(), 1); });
+  expect_arg("m", [&] { blas::gemv<T>(h, Op::N, -1, 2, T(1), A.data(), 2, x.data(), 1, T(0), y.data(), 1); });
+  expect_arg("n", [&] { blas::gemv<T>(h, Op::N, 2, -1, T(1), A.data(), 2, x.data(), 1, T(0), y.data(), 1); });
+  expect_arg("lda", [&] { blas::gemv<T>(h, Op::N, 3, 2, T(1), A.data(), 2, x.data(), 1, T(0), y.data(), 1); });
+  expect_arg("incx", [&] { blas::gemv<T>(h, Op::N, 2, 2, T(1), A.data(), 2, x.data(), 0, T(0), y.data(), 1); });
+  expect_arg("incy", [&] { blas::gemv<T>(h, Op::N, 2, 2, T(1), A.data(), 2, x.data(), 1, T(0), y.data(), 0); });
+  expect_arg("kl", [&] { blas::gbmv<T>(h, Op::N, 2, 2, -1, 0, T(1), A.data(), 2, x.data(), 1, T(0), y.data(), 1); });
+  expect_arg("lda", [&] { blas::gbmv<T>(h, Op::N, 2, 2, 1, 1, T(1), A.data(), 2, x.data(), 1, T(0), y.data(), 1); });
+  expect_arg("uplo", [&] { blas::symv<T>(h, Uplo('X'), 2, T(1), A.data(), 2, x.data(), 1, T(0), y.data(), 1); });
+  expect_arg("k", [&] { blas::sbmv<T>(h, Uplo::upper, 2, -1, T(1), A.data(), 2, x.data(), 1, T(0), y.data(), 1); });
+  expect_arg("diag", [&] { blas::trsv<T>(h, Uplo::upper, Op::N, Diag('X'), 2, A.data(), 2, y.data(), 1); });
+  expect_arg("incx", [&] { blas::tpsv<T>(h, Uplo::upper, Op::N, Diag::unit, 2, A.data(), y.data(), 0); });
+  expect_arg("lda", [&] { blas::syr2<T>(h, Uplo::lower, 3, T(1), x.data(), 1, x.data(), 1, y.data(), 2); });
+  expect_arg("incy", [&] { blas::gerc<T>(h, 2, 2, T(1), x.data(), 1, x.data(), 0, y.data(), 2); });
+}
+
+}  // namespace
+}  // namespace strata::blastest

@@ -1,0 +1,226 @@
+// Level 3 (beyond gemm) against the dense references, at sizes below and above the
+// diagonal block (64) so both the gemm panels and the diagonal kernels are exercised: every
+// side/uplo/op/diag, lda > m, beta == 0 with NaN in C, 1 and 2 threads (results must be
+// bitwise identical), and argument errors.
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "blas_test_util.hpp"
+#include "strata/blas/level3.hpp"
+#include "strata/core/status.hpp"
+
+namespace strata::blastest {
+namespace {
+
+using namespace testref;
+using blas::Diag;
+using blas::Op;
+using blas::Side;
+using blas::Uplo;
+
+template <class T>
+class Level3 : public ::testing::Test {};
+TYPED_TEST_SUITE(Level3, Types);
+
+constexpr int64_t kSizes[] = {0, 1, 13, 67, 131};
+
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+// Runs `call(handle, out)` with 1 and 2 threads and checks both give the same bits.
+template <class T, class Call>
+std::vector<T> run_threads(const std::vector<T>& init, Call&& call) {
+  std::vector<T> one = init, two = init;
+  blas::Handle h1, h2;
+  h1.set_num_threads(1);
+  h2.set_num_threads(2);
+  call(h1, one);
+  call(h2, two);
+  EXPECT_TRUE(same_bits(one, two)) << "results differ between 1 and 2 threads";
+  return one;
+}
+
+TYPED_TEST(Level3, TrmmTrsmAllSidesUplosOpsDiags) {
+  using T = TypeParam;
+  for (int64_t m : kSizes)
+    for (int64_t n : {int64_t(1), int64_t(70)})
+      for (char sd : {'L', 'R'})
+        for (char ul : {'U', 'L'})
+          for (char op : {'N', 'T', 'C'})
+            for (char di : {'N', 'U'}) {
+              const int64_t na = sd == 'L' ? m : n, lda = na + 3, ldb = m + 2;
+              auto A = random_values<T>(size_t(lda * std::max<int64_t>(1, na)), 41);
+              // Small off-diagonal entries keep op(A) well conditioned, unit diagonal included.
+              for (auto& v : A) v *= T(1.0 / double(na + 1));
+              for (int64_t j = 0; j < na; ++j) A[size_t(j + j * lda)] += T(1);
+              auto B = random_values<T>(size_t(ldb * n), 42);
+              const T alpha = T(0.5);
+              auto out = run_threads<T>(B, [&](blas::Handle& h, std::vector<T>& b) {
+                blas::trmm<T>(h, Side(sd), Uplo(ul), Op(op), Diag(di), m, n, alpha, A.data(), lda, b.data(), ldb);
+              });
+              const Dense<T> oa = apply_op(op, expand(Store::full, 't', A.data(), na, na - 1, lda, ul == 'U', di == 'U'));
+              const Dense<T> b0 = from_general(B.data(), m, n, ldb);
+              const Dense<T> want = sd == 'L' ? multiply(oa, b0) : multiply(b0, oa);
+              for (int64_t j = 0; j < n; ++j)
+                for (int64_t i = 0; i < m; ++i)
+                  expect_close(out[size_t(i + j * ldb)], widen(alpha) * want(i, j), 8.0, tolerance<T>(na), "trmm");
+              // Solving with the same op(A) and 1/alpha restores B.
+              auto back = run_threads<T>(out, [&](blas::Handle& h, std::vector<T>& b) {
+                blas::trsm<T>(h, Side(sd), Uplo(ul), Op(op), Diag(di), m, n, T(1) / alpha, A.data(), lda, b.data(), ldb);
+              });
+              for (int64_t j = 0; j < n; ++j)
+                for (int64_t i = 0; i < m; ++i)
+                  expect_close(back[size_t(i + j * ldb)], widen(B[size_t(i + j * ldb)]), 1.0, 16 * tolerance<T>(na), "trsm");
+            }
+}
+
+TYPED_TEST(Level3, SymmHemmBothSides) {
+  using T = TypeParam;
+  for (int64_t m : kSizes)
+    for (int64_t n : {int64_t(3), int64_t(66)})
+      for (char sd : {'L', 'R'})
+        for (char ul : {'U', 'L'})
+          for (bool herm : {false, true}) {
+            if (herm && !is_cplx<T>) continue;
+            const int64_t na = sd == 'L' ? m : n, lda = na + 1, ldc = m + 2;
+            auto A = random_values<T>(size_t(lda * std::max<int64_t>(1, na)), 51);
+            auto B = random_values<T>(size_t(ldc * n), 52);
+            std::vector<T> C(size_t(ldc * n), T(std::numeric_limits<double>::quiet_NaN()));  // beta = 0: not read
+            const T alpha = T(1.5);
+            auto out = run_threads<T>(C, [&](blas::Handle& h, std::vector<T>& c) {
+              if (herm) blas::hemm<T>(h, Side(sd), Uplo(ul), m, n, alpha, A.data(), lda, B.data(), ldc, T(0), c.data(), ldc);
+              else blas::symm<T>(h, Side(sd), Uplo(ul), m, n, alpha, A.data(), lda, B.data(), ldc, T(0), c.data(), ldc);
+            });
+            const Dense<T> a = expand(Store::full, herm ? 'h' : 's', A.data(), na, na - 1, lda, ul == 'U');
+            const Dense<T> b = from_general(B.data(), m, n, ldc);
+            const Dense<T> want = sd == 'L' ? multiply(a, b) : multiply(b, a);
+            for (int64_t j = 0; j < n; ++j)
+              for (int64_t i = 0; i < m; ++i)
+                expect_close(out[size_t(i + j * ldc)], widen(alpha) * want(i, j), 4.0, tolerance<T>(na), "symm/hemm");
+          }
+}
+
+// syrk/herk/syr2k/her2k/gemmt: only the uplo triangle changes; the other is left as it was.
+TYPED_TEST(Level3, RankKUpdatesTouchOnlyTheirTriangle) {
+  using T = TypeParam;
+  for (int64_t n : kSizes)
+    for (int64_t k : {int64_t(0), int64_t(5), int64_t(70)})
+      for (char ul : {'U', 'L'})
+        for (char tr : {'N', 'T', 'C'})
+          for (int routine = 0; routine < 5; ++routine) {  // syrk, herk, syr2k, her2k, gemmt
+            const bool herm = routine == 1 || routine == 3, rank2 = routine == 2 || routine == 3;
+            if (herm && (!is_cplx<T> || tr == 'T')) continue;
+            if (!herm && routine != 4 && is_cplx<T> && tr == 'C') continue;
+            const int64_t ar = tr == 'N' ? n : k, ac = tr == 'N' ? k : n, lda = ar + 2, ldc = n + 1;
+            auto A = random_values<T>(size_t(lda * std::max<int64_t>(1, ac)), 61);
+            auto B = random_values<T>(size_t(lda * std::max<int64_t>(1, ac)), 62);
+            auto C = random_values<T>(size_t(ldc * std::max<int64_t>(1, n)), 63);
+            const T alpha = T(0.5), beta = T(-2);
+            const Op o = Op(tr), oo = tr == 'N' ? (herm || (is_cplx<T> && routine == 4) ? Op::C : Op::T) : Op::N;
+            auto out = run_threads<T>(C, [&](blas::Handle& h, std::vector<T>& c) {
+              const Uplo u = Uplo(ul);
+              switch (routine) {
+                case 0: blas::syrk<T>(h, u, o, n, k, alpha, A.data(), lda, beta, c.data(), ldc); break;
+                case 1:
+                  if constexpr (is_cplx<T>) blas::herk<T>(h, u, o, n, k, 0.5, A.data(), lda, -2.0, c.data(), ldc);
+                  break;
+                case 2: blas::syr2k<T>(h, u, o, n, k, alpha, A.data(), lda, B.data(), lda, beta, c.data(), ldc); break;
+                case 3:
+                  if constexpr (is_cplx<T>) blas::her2k<T>(h, u, o, n, k, alpha, A.data(), lda, B.data(), lda, -2.0, c.data(), ldc);
+                  break;
+                case 4: blas::gemmt<T>(h, u, o, oo, n, k, alpha, A.data(), lda, B.data(), lda, beta, c.data(), ldc); break;
+              }
+            });
+            const Dense<T> a = from_general(A.data(), ar, ac, lda), b = from_general(B.data(), ar, ac, lda);
+            const char t2 = herm ? 'C' : (routine == 4 ? char(oo) : 'T');
+            // op(A) * op2(A or B), op2 the "other" transpose.
+            auto prod = [&](const Dense<T>& x, const Dense<T>& y) {
+              return tr == 'N' ? multiply(x, apply_op(t2, y)) : multiply(apply_op(tr, x), y);
+            };
+            const Dense<T> p1 = routine == 4 || rank2 ? prod(a, b) : prod(a, a);
+            const Dense<T> p2 = rank2 ? prod(b, a) : Dense<T>(n, n);
+            for (int64_t j = 0; j < n; ++j)
+              for (int64_t i = 0; i < n; ++i) {
+                const T got = out[size_t(i + j * ldc)];
+                if (ul == 'U' ? i > j : i < j) {
+                  ASSERT_EQ(got, C[size_t(i + j * ldc)]) << "routine " << routine << " wrote outside its triangle";
+                  continue;
+                }
+                wide_t<T> c0 = widen(C[size_t(i + j * ldc)]);
+                if (herm && i == j) c0 = wide_t<T>(std::real(c0));
+                wide_t<T> want = widen(beta) * c0 + widen(alpha) * p1(i, j);
+                if (rank2) want += (herm ? cj(widen(alpha)) : widen(alpha)) * p2(i, j);
+                if (herm && i == j) want = wide_t<T>(std::real(want));
+                expect_close(got, want, 8.0, tolerance<T>(k), "rank-k routine " + std::to_string(routine));
+              }
+          }
+}
+
+TYPED_TEST(Level3, BatchedGemmMatchesSingleCalls) {
+  using T = TypeParam;
+  const int64_t m = 9, n = 7, k = 5, batch = 6;
+  auto A = random_values<T>(size_t(m * k * batch), 71), B = random_values<T>(size_t(k * n * batch), 72);
+  std::vector<T> C(size_t(m * n * batch), T(1)), D = C;
+  blas::Handle h;
+  blas::gemm_strided_batched<T>(h, Op::N, Op::N, m, n, k, T(2), A.data(), m, m * k, B.data(), k, k * n, T(1), C.data(),
+                                m, m * n, batch);
+  std::vector<const T*> pa, pb;
+  std::vector<T*> pc;
+  for (int64_t i = 0; i < batch; ++i) {
+    pa.push_back(A.data() + i * m * k);
+    pb.push_back(B.data() + i * k * n);
+    pc.push_back(D.data() + i * m * n);
+  }
+  blas::gemm_batched<T>(h, Op::N, Op::N, m, n, k, T(2), pa.data(), m, pb.data(), k, T(1), pc.data(), m, batch);
+  EXPECT_TRUE(same_bits(C, D));
+  for (int64_t i = 0; i < batch; ++i) {
+    std::vector<T> single(size_t(m * n), T(1));
+    blas::gemm<T>(h, Op::N, Op::N, m, n, k, T(2), pa[size_t(i)], m, pb[size_t(i)], k, T(1), single.data(), m);
+    EXPECT_EQ(0, std::memcmp(single.data(), C.data() + i * m * n, single.size() * sizeof(T)));
+  }
+}
+
+TYPED_TEST(Level3, MatcopyTransposesAndScales) {
+  using T = TypeParam;
+  blas::Handle h;
+  const int64_t r = 5, c = 3;
+  auto A = random_values<T>(size_t(r * c), 81);
+  std::vector<T> B(size_t(r * c));
+  blas::omatcopy<T>(h, blas::Order::col_major, Op::C, r, c, T(2), A.data(), r, B.data(), c);
+  for (int64_t j = 0; j < c; ++j)
+    for (int64_t i = 0; i < r; ++i) EXPECT_EQ(B[size_t(j + i * c)], T(2) * cj(A[size_t(i + j * r)]));
+  auto AB = A;
+  blas::imatcopy<T>(h, blas::Order::col_major, Op::C, r, c, T(2), AB.data(), r, c);
+  EXPECT_TRUE(same_bits(AB, B));
+}
+
+TYPED_TEST(Level3, InvalidArgumentsThrowNamingTheArgument) {
+  using T = TypeParam;
+  blas::Handle h;
+  std::vector<T> A(16, T(1)), C(16, T(9));
+  auto expect_arg = [&](const char* name, auto&& call) {
+    try {
+      call();
+      ADD_FAILURE() << "no error for " << name;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.argument(), name);
+    }
+    for (const T& v : C) EXPECT_EQ(v, T(9));
+  };
+  expect_arg("side", [&] { blas::symm<T>(h, Side('X'), Uplo::upper, 2, 2, T(1), A.data(), 2, A.data(), 2, T(0), C.data(), 2); });
+  expect_arg("ldb", [&] { blas::symm<T>(h, Side::left, Uplo::upper, 2, 2, T(1), A.data(), 2, A.data(), 1, T(0), C.data(), 2); });
+  expect_arg("trans", [&] { blas::syrk<T>(h, Uplo::upper, Op('X'), 2, 2, T(1), A.data(), 2, T(0), C.data(), 2); });
+  expect_arg("k", [&] { blas::syr2k<T>(h, Uplo::upper, Op::N, 2, -1, T(1), A.data(), 2, A.data(), 2, T(0), C.data(), 2); });
+  expect_arg("ldc", [&] { blas::gemmt<T>(h, Uplo::lower, Op::N, Op::N, 3, 1, T(1), A.data(), 3, A.data(), 1, T(0), C.data(), 2); });
+  expect_arg("diag", [&] { blas::trsm<T>(h, Side::left, Uplo::upper, Op::N, Diag('X'), 2, 2, T(1), A.data(), 2, C.data(), 2); });
+  expect_arg("lda", [&] { blas::trmm<T>(h, Side::right, Uplo::upper, Op::N, Diag::unit, 2, 3, T(1), A.data(), 2, C.data(), 2); });
+  expect_arg("batch_count", [&] {
+    blas::gemm_strided_batched<T>(h, Op::N, Op::N, 2, 2, 2, T(1), A.data(), 2, 4, A.data(), 2, 4, T(0), C.data(), 2, 4, -1);
+  });
+}
+
+}  // namespace
+}  // namespace strata::blastest
