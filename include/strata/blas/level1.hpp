@@ -3,8 +3,9 @@
 // * Vectors are (pointer, increment). A negative increment walks the vector backwards from
 //   its last stored element, exactly as BLAS does: element i of an n-vector x with incx < 0
 //   lives at x[(n - 1 - i) * |incx|].
-// * n <= 0 is a quick return everywhere. scal, nrm2, asum and iamax also return at once for
-//   incx <= 0 (as the reference does); the others accept incx == 0.
+// * n <= 0 is a quick return everywhere. scal, asum and iamax also return at once for
+//   incx <= 0 (as the reference does); nrm2 walks negative increments like the reference
+//   since 3.10; the others accept incx == 0.
 // * No Level 1 routine rejects arguments, so none throws.
 // * Reductions (dot, nrm2, asum, iamax) give bitwise-identical results for any thread count.
 //
