@@ -22,8 +22,11 @@ endfunction()
 
 # Per-ISA compile flags for kernel sources: strata_isa_sources(avx2 file.cpp ...).
 # Only these files get the flags, so the rest of the library runs on any x86-64 CPU.
-set(STRATA_FLAGS_avx2 -mavx2 -mfma -mf16c)
-set(STRATA_FLAGS_avx512 -mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512dq)
+# -fno-trapping-math / -fno-math-errno let loops with selects and rounding vectorise (epilogues,
+# activations); they do not change any result (no reassociation, unlike -ffast-math).
+set(STRATA_FLAGS_portable -fno-trapping-math -fno-math-errno)
+set(STRATA_FLAGS_avx2 -mavx2 -mfma -mf16c ${STRATA_FLAGS_portable})
+set(STRATA_FLAGS_avx512 ${STRATA_FLAGS_avx2} -mavx512f -mavx512bw -mavx512vl -mavx512dq)
 set(STRATA_FLAGS_avx512bf16 ${STRATA_FLAGS_avx512} -mavx512bf16 -mavx512vnni)
 set(STRATA_FLAGS_avxvnni ${STRATA_FLAGS_avx2} -mavxvnni)
 function(strata_isa_sources isa)

@@ -15,8 +15,12 @@
 #include <vector>
 
 #include "commands.hpp"
+#ifdef STRATA_CLI_BENCH_CONV
+#include "bench_conv.hpp"
+#endif
 #include "peers/gemm_peers.hpp"
 #include "strata/blas/level3.hpp"
+#include "strata/blas/lt.hpp"
 #include "strata/core/peak.hpp"
 #include "strata/core/status.hpp"
 #include "strata/core/timer.hpp"
@@ -108,9 +112,33 @@ struct Row {
   bool verified;
 };
 
+// "bias+gelu_erf" → an lt epilogue with a per-row bias (owned by `bias`).
+template <class T>
+blas::lt::Epilogue parse_epilogue(const std::string& text, std::vector<T>& bias, int64_t m) {
+  blas::lt::Epilogue e;
+  std::stringstream ss(text);
+  std::string piece;
+  static const std::pair<const char*, blas::lt::Activation> acts[] = {
+      {"relu", blas::lt::Activation::relu}, {"gelu_erf", blas::lt::Activation::gelu_erf},
+      {"gelu_tanh", blas::lt::Activation::gelu_tanh}, {"silu", blas::lt::Activation::silu},
+      {"sigmoid", blas::lt::Activation::sigmoid}, {"tanh", blas::lt::Activation::tanh}};
+  while (std::getline(ss, piece, '+')) {
+    if (piece == "bias") {
+      bias.assign(size_t(std::max<int64_t>(m, 1)), T(0.25));
+      e.bias(bias.data());
+      continue;
+    }
+    bool found = false;
+    for (auto& [name, act] : acts)
+      if (piece == name) e.activation(act), found = true;
+    if (!found) throw_error(Status::invalid_argument, "--epilogue", "unknown piece '" + piece + "'");
+  }
+  return e;
+}
+
 template <class T>
 void run_problem(const GemmProblem& p, int threads, const std::vector<bench::GemmPeer>& peers, int reps,
-                 double peak_per_core, std::vector<Row>& rows) {
+                 double peak_per_core, const std::string& epilogue, std::vector<Row>& rows) {
   std::mt19937 rng(42);
   Operands<T> o(p, rng);
   blas::Handle h;
@@ -128,6 +156,25 @@ void run_problem(const GemmProblem& p, int threads, const std::vector<bench::Gem
                     blas::gemm<T>(h, blas::Op(p.ta), blas::Op(p.tb), p.m, p.n, p.k, T(1), o.a.data() + b * o.a_size,
                                   o.lda, o.b.data() + b * o.b_size, o.ldb, T(0), o.c.data() + b * o.c_size, o.ldc);
                   }, {}});
+  // With --epilogue, strata's row runs the fused lt matmul and "strata-plain" the bare GEMM
+  // (its verification is skipped: the epilogue changes the result by design).
+  std::vector<T> bias;
+  blas::lt::MatmulDesc desc;
+  blas::lt::MatrixLayout la, lb, lc;
+  if (!epilogue.empty()) {
+    desc.compute = sizeof(T) == 4 ? DType::f32 : DType::f64;
+    desc.transa = blas::Op(p.ta), desc.transb = blas::Op(p.tb);
+    desc.epilogue = parse_epilogue<T>(epilogue, bias, p.m);
+    la = {desc.compute, p.ta == 'N' ? p.m : p.k, p.ta == 'N' ? p.k : p.m, o.lda};
+    lb = {desc.compute, p.tb == 'N' ? p.k : p.n, p.tb == 'N' ? p.n : p.k, o.ldb};
+    lc = {desc.compute, p.m, p.n, o.ldc};
+    libs[0].name = "strata-plain";
+    libs.push_back({"strata+epi", [&](int64_t b) {
+                      const T one = 1, zero = 0;
+                      blas::lt::matmul(h, desc, &one, o.a.data() + b * o.a_size, la, o.b.data() + b * o.b_size, lb,
+                                       &zero, nullptr, lc, o.c.data() + b * o.c_size, lc);
+                    }, {}});
+  }
   for (const auto& peer : peers) {
     if constexpr (sizeof(T) == 4) {
       if (!peer.sgemm) continue;
@@ -153,6 +200,7 @@ void run_problem(const GemmProblem& p, int threads, const std::vector<bench::Gem
     std::fill(o.c.begin(), o.c.end(), T(0));
     for (int64_t b = 0; b < p.batch; ++b) lib.call(b);
     std::string why;
+    if (lib.name == "strata+epi") continue;
     lib.ok = verify(p, o, why);
     if (!lib.ok) std::fprintf(stderr, "bench: %s gave a wrong result on %s: %s\n", lib.name.c_str(), p.text.c_str(), why.c_str());
   }
@@ -172,13 +220,15 @@ void run_problem(const GemmProblem& p, int threads, const std::vector<bench::Gem
     std::sort(lib.times.begin(), lib.times.end());
     double g = flops / lib.times[lib.times.size() / 2] * 1e-9;
     gf.push_back(g);
-    if (lib.name == "strata") strata_gflops = g;
+    if (lib.name == "strata" || lib.name == "strata+epi") strata_gflops = g;
     else if (lib.ok) best_peer = std::max(best_peer, g);
   }
   const double peak = peak_per_core * (sizeof(T) == 4 ? 1.0 : 0.5) * threads;
   for (size_t i = 0; i < libs.size(); ++i)
     rows.push_back({p.text, dt, libs[i].name, threads, gf[i], 100.0 * gf[i] / peak,
-                    libs[i].name == "strata" && best_peer > 0 ? strata_gflops / best_peer : 0.0, libs[i].ok});
+                    (libs[i].name == "strata" || libs[i].name == "strata+epi") && best_peer > 0
+                        ? strata_gflops / best_peer : 0.0,
+                    libs[i].ok});
 }
 
 std::vector<std::string> split_list(const std::vector<std::string>& in) {
@@ -194,7 +244,7 @@ std::vector<std::string> split_list(const std::vector<std::string>& in) {
 
 struct BenchOptions {
   std::vector<std::string> problems, dtypes{"f32"}, peers{"all"};
-  std::string file, csv, json;
+  std::string file, csv, json, epilogue;
   std::vector<int> threads{1};
   int reps = 5;
 };
@@ -224,8 +274,8 @@ int run_gemm_bench(const BenchOptions& opt) {
     for (int t : opt.threads)
       for (const auto& p : problems) {
         size_t first = rows.size();
-        if (dt == "f32") run_problem<float>(p, t, peers, opt.reps, pk.peak_gflops_f32, rows);
-        else if (dt == "f64") run_problem<double>(p, t, peers, opt.reps, pk.peak_gflops_f32, rows);
+        if (dt == "f32") run_problem<float>(p, t, peers, opt.reps, pk.peak_gflops_f32, opt.epilogue, rows);
+        else if (dt == "f64") run_problem<double>(p, t, peers, opt.reps, pk.peak_gflops_f32, opt.epilogue, rows);
         else throw_error(Status::invalid_argument, "--dtype", "'" + dt + "' (expected f32 or f64)");
         for (size_t i = first; i < rows.size(); ++i) {
           const Row& r = rows[i];
@@ -269,9 +319,14 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   gemm->add_option("-t,--threads", opt->threads, "Thread counts, e.g. 1,2")->delimiter(',');
   gemm->add_option("--peers", opt->peers, "all, none, or a list of openblas,blis,onednn")->delimiter(',');
   gemm->add_option("-r,--reps", opt->reps, "Timed repetitions per library (median reported)")->check(CLI::PositiveNumber);
+  gemm->add_option("--epilogue", opt->epilogue,
+                   "Fused epilogue for strata via blas::lt, e.g. bias+gelu_erf (adds a strata-plain row)");
   gemm->add_option("--csv", opt->csv, "Also write CSV here");
   gemm->add_option("--json", opt->json, "Also write JSON here");
   gemm->callback([opt, &exit_code] { exit_code = run_gemm_bench(*opt); });
+#ifdef STRATA_CLI_BENCH_CONV
+  add_bench_conv_command(*bench, exit_code);
+#endif
 }
 
 }  // namespace strata::cli

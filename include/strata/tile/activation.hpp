@@ -20,8 +20,11 @@ STRATA_TILE_NS_BEGIN
 
 inline float exp_approx(float x) {
   // exp(x) = 2^n * exp(r), x = n ln2 + r, |r| ≤ ln2/2; degree-6 polynomial for exp(r).
-  x = x < -87.33654f ? -87.33654f : (x > 88.72283f ? 88.72283f : x);
-  const float n = __builtin_floorf(x * 1.44269504f + 0.5f);
+  x = x > 88.72283f ? 88.72283f : x;
+  x = x < -87.33654f ? -87.33654f : x;
+  // Round to nearest with the 1.5 * 2^23 trick: plain arithmetic, so the loop vectorises
+  // (floorf stays a library call under strict floating point).
+  const float n = (x * 1.44269504f + 12582912.0f) - 12582912.0f;
   const float r = (x - n * 0.693145752f) - n * 1.42860677e-6f;  // two-part ln2 for accuracy
   float p = 1.3888889e-3f;
   p = p * r + 8.3333333e-3f;
@@ -38,28 +41,33 @@ inline float exp_approx(float x) {
 
 inline float sigmoid_approx(float x) { return 1.0f / (1.0f + exp_approx(-x)); }
 
+// Branch-free forms (fabs/copysign/selects) so the loops below if-convert and vectorise.
 inline float tanh_approx(float x) {
-  const float ax = x < 0 ? -x : x;
+  const float ax = __builtin_fabsf(x);
   // Small |x|: odd Taylor polynomial avoids the cancellation in 1 - 2/(e^2x + 1).
   const float x2 = x * x;
   const float small = x * (1.0f + x2 * (-0.333333333f + x2 * (0.133333333f + x2 * -0.0539682540f)));
-  const float big = 1.0f - 2.0f / (exp_approx(2.0f * ax) + 1.0f);
-  const float signed_big = x < 0 ? -big : big;
-  return ax < 0.125f ? small : signed_big;
+  const float big = __builtin_copysignf(1.0f - 2.0f / (exp_approx(2.0f * ax) + 1.0f), x);
+  return ax < 0.125f ? small : big;
 }
 
 inline float erf_approx(float x) {
-  // Abramowitz & Stegun 7.1.26 (|error| ≤ 1.5e-7), odd extension.
-  const float ax = x < 0 ? -x : x;
+  // Abramowitz & Stegun 7.1.26 (|error| ≤ 1.5e-7 in exact arithmetic), odd extension.
+  const float ax = __builtin_fabsf(x);
   const float t = 1.0f / (1.0f + 0.3275911f * ax);
   float p = 1.061405429f;
   p = p * t - 1.453152027f;
   p = p * t + 1.421413741f;
   p = p * t - 0.284496736f;
   p = p * t + 0.254829592f;
-  const float y = 1.0f - p * t * exp_approx(-ax * ax);
-  return x < 0 ? -y : y;
+  return __builtin_copysignf(1.0f - p * t * exp_approx(-ax * ax), x);
 }
+
+inline float gelu_erf_approx(float x) { return 0.5f * x * (1.0f + erf_approx(x * 0.70710678f)); }
+inline float gelu_tanh_approx(float x) {
+  return 0.5f * x * (1.0f + tanh_approx(0.79788456f * (x + 0.044715f * x * x * x)));
+}
+inline float silu_approx(float x) { return x * sigmoid_approx(x); }
 
 // f(x) for one activation; `alpha`/`beta` are the leaky slope, or the clamp bounds.
 inline float activate(Activation a, float x, float alpha, float beta) {
@@ -67,10 +75,9 @@ inline float activate(Activation a, float x, float alpha, float beta) {
     case Activation::none: return x;
     case Activation::relu: return x > 0 ? x : 0.0f;
     case Activation::leaky_relu: return x > 0 ? x : alpha * x;
-    case Activation::gelu_erf: return 0.5f * x * (1.0f + erf_approx(x * 0.70710678f));
-    case Activation::gelu_tanh:
-      return 0.5f * x * (1.0f + tanh_approx(0.79788456f * (x + 0.044715f * x * x * x)));
-    case Activation::silu: return x * sigmoid_approx(x);
+    case Activation::gelu_erf: return gelu_erf_approx(x);
+    case Activation::gelu_tanh: return gelu_tanh_approx(x);
+    case Activation::silu: return silu_approx(x);
     case Activation::sigmoid: return sigmoid_approx(x);
     case Activation::tanh: return tanh_approx(x);
     case Activation::clamp: return x < alpha ? alpha : (x > beta ? beta : x);
@@ -89,13 +96,13 @@ inline void activate_span(Activation a, float* x, int64_t n, float alpha, float 
       for (int64_t i = 0; i < n; ++i) x[i] = x[i] > 0 ? x[i] : alpha * x[i];
       return;
     case Activation::gelu_erf:
-      for (int64_t i = 0; i < n; ++i) x[i] = activate(Activation::gelu_erf, x[i], alpha, beta);
+      for (int64_t i = 0; i < n; ++i) x[i] = gelu_erf_approx(x[i]);
       return;
     case Activation::gelu_tanh:
-      for (int64_t i = 0; i < n; ++i) x[i] = activate(Activation::gelu_tanh, x[i], alpha, beta);
+      for (int64_t i = 0; i < n; ++i) x[i] = gelu_tanh_approx(x[i]);
       return;
     case Activation::silu:
-      for (int64_t i = 0; i < n; ++i) x[i] = activate(Activation::silu, x[i], alpha, beta);
+      for (int64_t i = 0; i < n; ++i) x[i] = silu_approx(x[i]);
       return;
     case Activation::sigmoid:
       for (int64_t i = 0; i < n; ++i) x[i] = sigmoid_approx(x[i]);

@@ -2,6 +2,7 @@
 set(_gemm ${CMAKE_CURRENT_LIST_DIR})
 strata_isa_sources(avx2 ${_gemm}/kernels_avx2.cpp)
 strata_isa_sources(avx512 ${_gemm}/kernels_avx512.cpp)
+strata_isa_sources(portable ${_gemm}/kernels_portable.cpp)
 set(STRATA_BLAS_GEMM_SOURCES
   ${_gemm}/gemm.cpp
   ${_gemm}/gemm_dispatch.cpp
