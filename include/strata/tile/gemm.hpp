@@ -13,19 +13,21 @@
 
 STRATA_TILE_NS_BEGIN
 
-template <class T>
+// T: compute/output type; TA/TB: stored operand types (converted while packing).
+template <class T, class TA = T, class TB = T>
 struct GemmArgs {
   int64_t m = 0, n = 0, k = 0;
   T alpha{1};
-  MatrixView<T> a, b;
+  MatrixView<TA> a;
+  MatrixView<TB> b;
   T beta{0};
   T* c = nullptr;
   int64_t ldc = 1;
 };
 
 // C := beta * C (beta == 0 writes zeros without reading C), then the epilogue.
-template <class T, class Epilogue>
-void scale_c(const GemmArgs<T>& g, const Epilogue& epi) {
+template <class T, class TA, class TB, class Epilogue>
+void scale_c(const GemmArgs<T, TA, TB>& g, const Epilogue& epi) {
   for (int64_t j = 0; j < g.n; ++j) {
     T* cj = g.c + j * g.ldc;
     if (g.beta == T(0)) {
@@ -38,8 +40,8 @@ void scale_c(const GemmArgs<T>& g, const Epilogue& epi) {
 }
 
 // Chooses in-place operand reads for skinny shapes, where packing would cost more than it saves.
-template <class Kernel, class T>
-PackPolicy choose_pack_policy(const GemmArgs<T>& g) {
+template <class Kernel, class T, class TA, class TB>
+PackPolicy choose_pack_policy(const GemmArgs<T, TA, TB>& g) {
   PackPolicy p;
   p.pack_b = g.m > 2 * Kernel::mr;                       // B reused by few rows: stream it
   p.pack_a = !(g.n <= Kernel::nr && g.a.rs == 1);       // A used by one column panel only
@@ -48,8 +50,8 @@ PackPolicy choose_pack_policy(const GemmArgs<T>& g) {
 
 // `forced`: operand handling chosen by the caller (an Lt algorithm); default: by shape.
 // Streaming A in place needs op(A) with unit row stride and is ignored otherwise.
-template <class Kernel, class Epilogue = NoEpilogue>
-void gemm(const GemmArgs<typename Kernel::T>& g, int threads, const BlockSizes& bs, const Epilogue& epi = {},
+template <class Kernel, class Epilogue = NoEpilogue, class TA = typename Kernel::T, class TB = typename Kernel::T>
+void gemm(const GemmArgs<typename Kernel::T, TA, TB>& g, int threads, const BlockSizes& bs, const Epilogue& epi = {},
           std::optional<PackPolicy> forced = std::nullopt) {
   using T = typename Kernel::T;
   if (g.m <= 0 || g.n <= 0) return;
@@ -65,12 +67,12 @@ void gemm(const GemmArgs<typename Kernel::T>& g, int threads, const BlockSizes& 
     if (part.split_n) {
       part.range(g.n, p, lo, hi);
       if (lo >= hi) return;
-      Mainloop<Kernel, Epilogue>::run(g.m, hi - lo, g.k, g.alpha, g.a, g.b.block(0, lo), g.beta,
+      Mainloop<Kernel, Epilogue, TA, TB>::run(g.m, hi - lo, g.k, g.alpha, g.a, g.b.block(0, lo), g.beta,
                                       g.c + lo * g.ldc, g.ldc, bs, policy, epi, 0, lo);
     } else {
       part.range(g.m, p, lo, hi);
       if (lo >= hi) return;
-      Mainloop<Kernel, Epilogue>::run(hi - lo, g.n, g.k, g.alpha, g.a.block(lo, 0), g.b, g.beta, g.c + lo,
+      Mainloop<Kernel, Epilogue, TA, TB>::run(hi - lo, g.n, g.k, g.alpha, g.a.block(lo, 0), g.b, g.beta, g.c + lo,
                                       g.ldc, bs, policy, epi, lo, 0);
     }
   };

@@ -9,6 +9,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "strata/tile/blocking.hpp"
 #include "strata/tile/matrix.hpp"
@@ -23,16 +24,22 @@ struct PackPolicy {
   bool pack_b = true;  // false: read op(B) in place (any strides)
 };
 
-template <class Kernel, class Epilogue>
+// TA/TB: element types of the stored operands; when they differ from the kernel's T (e.g.
+// bf16 inputs, f32 compute) they are converted while packing and never read in place.
+template <class Kernel, class Epilogue, class TA = typename Kernel::T, class TB = typename Kernel::T>
 struct Mainloop {
   using T = typename Kernel::T;
+  static constexpr bool a_in_place_ok = std::is_same_v<TA, T>;
+  static constexpr bool b_in_place_ok = std::is_same_v<TB, T>;
   static constexpr int MR = Kernel::mr, NR = Kernel::nr;
 
   // C[0:m, 0:n] = alpha * op(A) op(B) + beta * C. (row0, col0) locate this rectangle in the
   // whole C for the epilogue. Requires k > 0.
-  static void run(int64_t m, int64_t n, int64_t k, T alpha, MatrixView<T> a, MatrixView<T> b, T beta, T* c,
+  static void run(int64_t m, int64_t n, int64_t k, T alpha, MatrixView<TA> a, MatrixView<TB> b, T beta, T* c,
                   int64_t ldc, const BlockSizes& bs, PackPolicy policy, const Epilogue& epi, int64_t row0,
                   int64_t col0) {
+    if constexpr (!a_in_place_ok) policy.pack_a = true;
+    if constexpr (!b_in_place_ok) policy.pack_b = true;
     T* bp = nullptr;
     T* ap = nullptr;
     if (policy.pack_b)
@@ -58,9 +65,11 @@ struct Mainloop {
             int64_t b_ps = NR, b_js = 1;
             if (!policy.pack_b) {
               if (nr == NR) {
-                bt = b.data + pc * b.rs + (jc + jr) * b.cs;
-                b_ps = b.rs;
-                b_js = b.cs;
+                if constexpr (b_in_place_ok) {
+                  bt = b.data + pc * b.rs + (jc + jr) * b.cs;
+                  b_ps = b.rs;
+                  b_js = b.cs;
+                }
               } else {
                 T* bedge = static_cast<T*>(thread_pack_buffer(1).get(sizeof(T) * std::size_t(NR * kc)));
                 pack_b<NR>(kc, nr, b.block(pc, jc + jr), bedge);
@@ -75,8 +84,10 @@ struct Mainloop {
               int64_t a_ps = MR;
               if (direct_a) {
                 if (mr == MR) {
-                  at = a.data + (ic + ir) * a.rs + pc * a.cs;
-                  a_ps = a.cs;
+                  if constexpr (a_in_place_ok) {
+                    at = a.data + (ic + ir) * a.rs + pc * a.cs;
+                    a_ps = a.cs;
+                  }
                 } else {
                   pack_a<MR>(mr, kc, a.block(ic + ir, pc), ap);
                   at = ap;

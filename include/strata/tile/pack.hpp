@@ -10,28 +10,47 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
+#include "strata/core/minifloat.hpp"
 #include "strata/tile/matrix.hpp"
 
 STRATA_TILE_NS_BEGIN
 
+// Element conversion while packing (mixed-precision GEMM: narrow inputs, f32 compute).
+// bf16 → f32 is a 16-bit shift for every pattern (NaN, Inf, subnormals included), which
+// vectorises; f16 goes through the exact bit-level decoder.
+template <class T, class S>
+inline T widen(S v) {
+  if constexpr (std::is_same_v<S, bf16>) {
+    const uint32_t bits = uint32_t(v.bits) << 16;
+    float f;
+    __builtin_memcpy(&f, &bits, sizeof f);
+    return T(f);
+  } else if constexpr (std::is_same_v<S, f16>) {
+    return T(v.to_float());
+  } else {
+    return T(v);
+  }
+}
+
 // Packs `len` x kc of x (x(i, p): i along the panel dimension) into panels of width W.
-template <int W, class T>
-void pack_panels(int64_t len, int64_t kc, MatrixView<T> x, T* __restrict dst) {
+template <int W, class T, class S>
+void pack_panels(int64_t len, int64_t kc, MatrixView<S> x, T* __restrict dst) {
   const int64_t panels = (len + W - 1) / W;
   if (x.rs == 1) {
     // The panel dimension is contiguous: walk p outermost, copying a whole column segment
     // (all panels) per p — one streaming read per p.
     for (int64_t p = 0; p < kc; ++p) {
-      const T* src = x.data + p * x.cs;
+      const S* src = x.data + p * x.cs;
       __builtin_prefetch(src + 2 * x.cs);
       for (int64_t r = 0; r < panels; ++r) {
         T* d = dst + r * W * kc + p * W;
         const int64_t w = std::min<int64_t>(W, len - r * W);
         if (w == W) {
-          for (int i = 0; i < W; ++i) d[i] = src[r * W + i];
+          for (int i = 0; i < W; ++i) d[i] = widen<T>(src[r * W + i]);
         } else {
-          for (int64_t i = 0; i < W; ++i) d[i] = i < w ? src[r * W + i] : T(0);
+          for (int64_t i = 0; i < W; ++i) d[i] = i < w ? widen<T>(src[r * W + i]) : T(0);
         }
       }
     }
@@ -43,10 +62,10 @@ void pack_panels(int64_t len, int64_t kc, MatrixView<T> x, T* __restrict dst) {
     T* d = dst + r * W * kc;
     for (int64_t i = 0; i < W; ++i) {
       if (i < w) {
-        const T* src = x.data + (r * W + i) * x.rs;
+        const S* src = x.data + (r * W + i) * x.rs;
         if (x.cs == 1 && r + 1 < panels)  // fetch the same line of the next panel meanwhile
           for (int64_t p = 0; p < kc; p += int64_t(64 / sizeof(T))) __builtin_prefetch(src + W * x.rs + p);
-        for (int64_t p = 0; p < kc; ++p) d[p * W + i] = src[p * x.cs];
+        for (int64_t p = 0; p < kc; ++p) d[p * W + i] = widen<T>(src[p * x.cs]);
       } else {
         for (int64_t p = 0; p < kc; ++p) d[p * W + i] = T(0);
       }
@@ -54,13 +73,13 @@ void pack_panels(int64_t len, int64_t kc, MatrixView<T> x, T* __restrict dst) {
   }
 }
 
-template <int MR, class T>
-void pack_a(int64_t mc, int64_t kc, MatrixView<T> a, T* __restrict dst) {
+template <int MR, class T, class S>
+void pack_a(int64_t mc, int64_t kc, MatrixView<S> a, T* __restrict dst) {
   pack_panels<MR>(mc, kc, a, dst);
 }
 
-template <int NR, class T>
-void pack_b(int64_t kc, int64_t nc, MatrixView<T> b, T* __restrict dst) {
+template <int NR, class T, class S>
+void pack_b(int64_t kc, int64_t nc, MatrixView<S> b, T* __restrict dst) {
   pack_panels<NR>(nc, kc, b.transposed(), dst);
 }
 

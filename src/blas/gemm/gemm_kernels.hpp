@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "strata/core/dtype.hpp"
 #include "strata/core/isa.hpp"
 #include "strata/tile/epilogue.hpp"
 
@@ -14,9 +15,9 @@ template <class T>
 struct GemmCall {
   int64_t m, n, k;
   T alpha;
-  const T* a;
+  const void* a;       // elements of type ab_type (T unless a mixed-precision call)
   int64_t a_rs, a_cs;  // op(A)(i, p) = a[i * a_rs + p * a_cs]
-  const T* b;
+  const void* b;
   int64_t b_rs, b_cs;  // op(B)(p, j) = b[p * b_rs + j * b_cs]
   T beta;
   T* c;
@@ -27,6 +28,8 @@ struct GemmCall {
   std::size_t epilogue_count = 0;
   // Operand handling: automatic by shape, or forced by an Lt algorithm choice.
   enum class Packing : uint8_t { automatic, pack_both, stream_b, stream_a } packing = Packing::automatic;
+  // Stored type of A and B: T, or bf16/f16 with T = float (converted while packing).
+  DType ab_type = dtype_of_v<T>;
 };
 
 struct GemmKernelInfo {

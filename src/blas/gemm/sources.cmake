@@ -11,3 +11,4 @@ set(STRATA_BLAS_GEMM_SOURCES
   ${_gemm}/kernels_avx2.cpp
   ${_gemm}/kernels_avx512.cpp)
 list(APPEND STRATA_BLAS_GEMM_SOURCES ${_gemm}/../lt/lt.cpp)
+list(APPEND STRATA_BLAS_GEMM_SOURCES ${_gemm}/gemm_ex.cpp)

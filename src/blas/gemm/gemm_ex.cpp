@@ -1,0 +1,61 @@
+// gemm_ex: argument checks, then the f32 kernels with operands widened while packing.
+#include "strata/blas/gemm_ex.hpp"
+
+#include <algorithm>
+
+#include "gemm_kernels.hpp"
+#include "strata/core/log.hpp"
+#include "strata/core/status.hpp"
+
+namespace strata::blas {
+
+void gemm_ex(const Handle& h, Order order, Op transa, Op transb, index_t m, index_t n, index_t k, float alpha,
+             const void* A, DType a_type, index_t lda, const void* B, DType b_type, index_t ldb, float beta, float* C,
+             index_t ldc) {
+  auto valid_op = [](Op o) { return o == Op::N || o == Op::T || o == Op::C; };
+  check_arg(order == Order::col_major || order == Order::row_major, "order", "must be col_major or row_major");
+  check_arg(valid_op(transa), "transa", "must be Op::N, Op::T or Op::C");
+  check_arg(valid_op(transb), "transb", "must be Op::N, Op::T or Op::C");
+  check_arg(m >= 0, "m", "must be >= 0");
+  check_arg(n >= 0, "n", "must be >= 0");
+  check_arg(k >= 0, "k", "must be >= 0");
+  if (dtype_info(a_type).is_integer || dtype_info(b_type).is_integer)
+    throw_error(Status::not_supported, "a_type", "integer gemm_ex (u8/s8 -> s32) is not implemented yet");
+  auto supported = [](DType t) { return t == DType::f32 || t == DType::bf16 || t == DType::f16; };
+  check_arg(supported(a_type), "a_type", "must be f32, bf16 or f16");
+  check_arg(b_type == a_type, "b_type", "must equal a_type");
+  const bool col = order == Order::col_major;
+  const index_t a_rows = (transa == Op::N) == col ? m : k;
+  const index_t b_rows = (transb == Op::N) == col ? k : n;
+  check_arg(lda >= std::max<index_t>(1, a_rows), "lda", "is smaller than the stored rows of A");
+  check_arg(ldb >= std::max<index_t>(1, b_rows), "ldb", "is smaller than the stored rows of B");
+  check_arg(ldc >= std::max<index_t>(1, col ? m : n), "ldc", "is smaller than the stored rows of C");
+  if (m == 0 || n == 0) return;
+  check_arg(C != nullptr, "C", "must not be null");
+  if (k > 0 && alpha != 0.0f) {
+    check_arg(A != nullptr, "A", "must not be null");
+    check_arg(B != nullptr, "B", "must not be null");
+  }
+  // Row-major: C^T = op(B)^T op(A)^T in column-major terms.
+  if (!col) {
+    std::swap(transa, transb), std::swap(m, n), std::swap(A, B), std::swap(lda, ldb);
+  }
+  detail::GemmCall<float> call{m, n, k, alpha, A, 1, lda, B, 1, ldb, beta, C, ldc, h.num_threads()};
+  if (transa != Op::N) call.a_rs = lda, call.a_cs = 1;
+  if (transb != Op::N) call.b_rs = ldb, call.b_cs = 1;
+  call.ab_type = a_type;
+  const auto kernel = detail::gemm_kernels<float>().select(h.isa());
+  if (verbose(1))
+    verbose_write("blas", cat("gemm_ex ", dtype_name(a_type), "x", dtype_name(b_type), "->f32 ", char(transa),
+                              char(transb), " m=", m, " n=", n, " k=", k, " kernel='", kernel.info().name,
+                              "' (inputs widened to f32 while packing: no native ", dtype_name(a_type),
+                              " dot-product kernel registered for isa=", isa_name(h.isa()), ")"));
+  kernel.run(call);
+}
+
+void gemm_ex(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, float alpha, const void* A,
+             DType a_type, index_t lda, const void* B, DType b_type, index_t ldb, float beta, float* C, index_t ldc) {
+  gemm_ex(h, Order::col_major, transa, transb, m, n, k, alpha, A, a_type, lda, B, b_type, ldb, beta, C, ldc);
+}
+
+}  // namespace strata::blas
