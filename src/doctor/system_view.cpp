@@ -127,10 +127,18 @@ SystemView SystemView::live() {
   return SystemView("/", std::move(env));
 }
 
-std::string SystemView::host_path(std::string_view path) const {
+std::string SystemView::raw_host_path(std::string_view path) const {
   std::string norm = path_normalize(path);
   if (root_ == "/") return norm;
   return norm == "/" ? root_ : root_ + norm;
+}
+
+std::string SystemView::host_path(std::string_view path) const {
+  if (root_ == "/") return path_normalize(path);
+  if (auto real = canonical(path)) return raw_host_path(*real);
+  // A missing file: resolve the directory part so the caller's error names the right place.
+  if (auto dir = canonical(path_dirname(path))) return raw_host_path(path_join(*dir, path_basename(path)));
+  return raw_host_path(path);
 }
 
 static std::optional<std::string> read_fd(int fd, std::size_t max_bytes) {
@@ -252,7 +260,7 @@ std::optional<std::string> SystemView::canonical(std::string_view path) const {
       continue;
     }
     std::string next = path_join(cur, part);
-    std::string host = host_path(next);
+    std::string host = raw_host_path(next);
     struct stat st {};
     if (::lstat(host.c_str(), &st) != 0) return std::nullopt;
     if (S_ISLNK(st.st_mode)) {

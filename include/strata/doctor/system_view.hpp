@@ -54,7 +54,9 @@ class SystemView {
 
   const std::string& root() const noexcept { return root_; }
   bool is_live() const noexcept { return root_ == "/"; }
-  // Path on this machine for an absolute path inside the view.
+  // Path on this machine for an absolute path inside the view. For a non-live root, symlinks
+  // are resolved inside the view first, so an absolute link target such as
+  // /usr/local/cuda -> /usr/local/cuda-13.0 does not escape to the host.
   std::string host_path(std::string_view path) const;
 
   // Reads at most `max_bytes` (regular files, and pseudo-files such as /proc entries).
@@ -78,6 +80,7 @@ class SystemView {
   std::vector<std::string> env_list(std::string_view name) const;
 
  private:
+  std::string raw_host_path(std::string_view path) const;  // root + path, no link resolution
   std::string root_;
   Env env_;
 };
