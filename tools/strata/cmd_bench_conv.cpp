@@ -1,0 +1,215 @@
+// `strata bench conv`: f32 forward convolution over a problem file (ResNet-50 by default),
+// strata (algorithm chosen by find, the cudnn.benchmark role, or forced) side by side with
+// oneDNN in the same process, interleaved, each verified against the other before timing.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench_conv.hpp"
+#include "peers/conv_onednn.hpp"
+#include "strata/core/memory.hpp"
+#include "strata/core/peak.hpp"
+#include "strata/core/status.hpp"
+#include "strata/core/timer.hpp"
+#include "strata/dnn/convolution.hpp"
+
+namespace strata::cli {
+
+namespace {
+
+struct ConvBenchOptions {
+  std::string file = "bench/problems/conv_resnet50.txt";
+  std::vector<int> batches{1, 8};
+  std::vector<int> threads{1, 2};
+  std::string peer = "onednn";
+  std::string select = "find";  // find | heuristic | <algorithm name>
+  int reps = 5;
+  std::string csv;
+};
+
+struct Layer {
+  std::string name;
+  bench::ConvShape s{};
+};
+
+// "ic64ih56oc64kh3sh1ph1n"name"" with iw = ih, kw = kh, sw = sh, pw = ph unless given.
+Layer parse_layer(const std::string& line) {
+  Layer l;
+  int64_t iw = -1, kw = -1, sw = -1, pw = -1;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    std::size_t j = i;
+    while (j < line.size() && std::isalpha(static_cast<unsigned char>(line[j]))) ++j;
+    const std::string key = line.substr(i, j - i);
+    if (key == "n" && j < line.size() && line[j] == '"') {
+      const std::size_t end = line.find('"', j + 1);
+      l.name = line.substr(j + 1, end - j - 1);
+      i = end == std::string::npos ? line.size() : end + 1;
+      continue;
+    }
+    std::size_t k = j;
+    while (k < line.size() && std::isdigit(static_cast<unsigned char>(line[k]))) ++k;
+    if (key.empty() || k == j) throw_error(Status::invalid_argument, "file", "cannot parse problem '" + line + "'");
+    const int64_t v = std::stoll(line.substr(j, k - j));
+    if (key == "ic") l.s.c = v;
+    else if (key == "ih") l.s.h = v;
+    else if (key == "iw") iw = v;
+    else if (key == "oc") l.s.k = v;
+    else if (key == "kh") l.s.r = v;
+    else if (key == "kw") kw = v;
+    else if (key == "sh") l.s.stride_h = v;
+    else if (key == "sw") sw = v;
+    else if (key == "ph") l.s.pad_h = v;
+    else if (key == "pw") pw = v;
+    else throw_error(Status::invalid_argument, "file", "unknown key '" + key + "' in '" + line + "'");
+    i = k;
+  }
+  if (l.s.stride_h == 0) l.s.stride_h = 1;
+  l.s.w = iw < 0 ? l.s.h : iw, l.s.s = kw < 0 ? l.s.r : kw;
+  l.s.stride_w = sw < 0 ? l.s.stride_h : sw, l.s.pad_w = pw < 0 ? l.s.pad_h : pw;
+  if (l.name.empty()) l.name = line;
+  return l;
+}
+
+std::vector<Layer> read_layers(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw_error(Status::invalid_argument, "file", "cannot open '" + path + "'");
+  std::vector<Layer> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    out.push_back(parse_layer(line));
+  }
+  return out;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+int run_conv_bench(const ConvBenchOptions& o) {
+  const auto layers = read_layers(o.file);
+  std::string why;
+  std::unique_ptr<bench::OnednnConv> dnnl;
+  if (o.peer == "onednn") {
+    dnnl = bench::OnednnConv::load(why);
+    if (!dnnl) std::printf("# onednn: absent (%s)\n", why.c_str());
+  }
+  const double peak_core = measure_peak().peak_gflops_f32;
+  std::printf("# strata bench conv: f32 forward, NCHW for strata; oneDNN chooses its own format (%s)\n",
+              dnnl ? dnnl->library().c_str() : "none");
+  std::printf("# peak f32 per core %.1f GFLOPS; ratio = oneDNN time / strata time (> 1: strata faster)\n", peak_core);
+  std::FILE* csv = o.csv.empty() ? nullptr : std::fopen(o.csv.c_str(), "w");
+  if (csv) std::fprintf(csv, "layer,batch,threads,strata_algo,strata_ms,strata_gflops,onednn_ms,onednn_impl,ratio\n");
+  int failures = 0;
+  for (int threads : o.threads)
+    for (int batch : o.batches) {
+      std::printf("\n%-20s %5s %3s %-17s %9s %7s %6s %9s %-22s %6s\n", "layer", "batch", "thr", "strata algo",
+                  "strata ms", "GFLOPS", "%peak", "oneDNN ms", "oneDNN impl", "ratio");
+      double sum_s = 0, sum_d = 0, sum_s3 = 0, sum_d3 = 0;
+      for (const Layer& l : layers) {
+        bench::ConvShape s = l.s;
+        s.n = batch;
+        dnn::Handle h;
+        h.set_num_threads(threads);
+        const auto x_desc = dnn::TensorDesc::nchw(DType::f32, s.n, s.c, s.h, s.w);
+        const auto w_desc = dnn::FilterDesc::kcrs(DType::f32, s.k, s.c, s.r, s.s);
+        const auto conv = dnn::ConvDesc::conv2d(s.pad_h, s.pad_w, s.stride_h, s.stride_w);
+        const auto yd = dnn::conv_output_dims(x_desc, w_desc, conv);
+        const auto y_desc = dnn::TensorDesc::packed(DType::f32, dnn::Layout::nchw, yd);
+        std::mt19937 rng(7);
+        std::uniform_real_distribution<float> u(-1.f, 1.f);
+        std::vector<float> x(std::size_t(x_desc.element_count())), w(std::size_t(w_desc.element_count())),
+            y(std::size_t(y_desc.element_count())), yref(y.size());
+        for (auto& v : x) v = u(rng);
+        for (auto& v : w) v = u(rng);
+
+        dnn::ConvAlgo algo;
+        if (o.select == "find") algo = dnn::find_forward_algorithms(h, x_desc, w_desc, conv, y_desc).front().algo;
+        else if (o.select == "heuristic") algo = dnn::get_forward_algorithms(h, x_desc, w_desc, conv, y_desc).front().algo;
+        else algo = dnn::parse_conv_algo(o.select);
+        const std::size_t ws_bytes = dnn::forward_workspace_size(h, x_desc, w_desc, conv, y_desc, algo);
+        auto ws = make_aligned<std::byte>(ws_bytes + 1);
+        const float one = 1.f, zero = 0.f;
+        auto run_strata = [&] {
+          dnn::convolution_forward(h, &one, x_desc, x.data(), w_desc, w.data(), conv, algo, ws.get(), ws_bytes, &zero,
+                                   y_desc, y.data());
+        };
+        run_strata();
+        bool have_dnnl = false;
+        if (dnnl) {
+          dnnl->set_threads(threads);
+          std::string err;
+          have_dnnl = dnnl->prepare(s, x.data(), w.data(), err);
+          if (have_dnnl) {
+            dnnl->run();
+            dnnl->output_nchw(yref.data());
+            double max_diff = 0, max_y = 0;
+            for (std::size_t i = 0; i < y.size(); ++i)
+              max_diff = std::max(max_diff, double(std::fabs(y[i] - yref[i]))), max_y = std::max(max_y, double(std::fabs(yref[i])));
+            if (!(max_diff <= 1e-3 * std::max(1.0, max_y))) {
+              std::printf("# %s: MISMATCH strata vs oneDNN, max |diff| %.3g (max |y| %.3g)\n", l.name.c_str(), max_diff, max_y);
+              ++failures;
+            }
+          } else {
+            std::printf("# %s: oneDNN: %s\n", l.name.c_str(), err.c_str());
+          }
+        }
+        std::vector<double> ts, td;
+        for (int r = 0; r < o.reps; ++r) {  // interleaved so both see the same machine state
+          Timer t;
+          run_strata();
+          ts.push_back(t.seconds() * 1e3);
+          if (have_dnnl) {
+            t.reset();
+            dnnl->run();
+            td.push_back(t.seconds() * 1e3);
+          }
+        }
+        const double ms_s = median(ts), ms_d = have_dnnl ? median(td) : 0;
+        const double flops = 2.0 * double(s.n * s.k * s.c * s.r * s.s) * double(yd[2] * yd[3]);
+        const double gflops = flops / ms_s * 1e-6;
+        const double ratio = have_dnnl ? ms_d / ms_s : 0;
+        std::string impl = have_dnnl ? dnnl->implementation() : "-";
+        std::printf("%-20s %5d %3d %-17s %9.3f %7.1f %5.0f%% %9.3f %-22s %6.2f\n", l.name.c_str(), batch, threads,
+                    std::string(dnn::conv_algo_name(algo)).c_str(), ms_s, gflops, 100 * gflops / (peak_core * threads),
+                    ms_d, impl.c_str(), ratio);
+        if (csv)
+          std::fprintf(csv, "%s,%d,%d,%s,%.4f,%.2f,%.4f,%s,%.3f\n", l.name.c_str(), batch, threads,
+                       std::string(dnn::conv_algo_name(algo)).c_str(), ms_s, gflops, ms_d, impl.c_str(), ratio);
+        sum_s += ms_s, sum_d += ms_d;
+        if (s.r == 3 && s.stride_h == 1) sum_s3 += ms_s, sum_d3 += ms_d;
+      }
+      if (sum_d > 0)
+        std::printf("%-20s %5d %3d %-17s %9.3f %7s %6s %9.3f %-22s %6.2f\n", "SUM", batch, threads, "", sum_s, "", "",
+                    sum_d, "", sum_d / sum_s);
+      if (sum_d3 > 0)
+        std::printf("%-20s %5d %3d %-17s %9.3f %7s %6s %9.3f %-22s %6.2f\n", "SUM 3x3 stride 1", batch, threads, "",
+                    sum_s3, "", "", sum_d3, "", sum_d3 / sum_s3);
+    }
+  if (csv) std::fclose(csv);
+  return failures ? 1 : 0;
+}
+
+}  // namespace
+
+void add_bench_conv_command(CLI::App& bench, int& exit_code) {
+  auto opt = std::make_shared<ConvBenchOptions>();
+  auto* conv = bench.add_subcommand("conv", "Convolution (f32 forward) vs oneDNN over a layer file");
+  conv->add_option("-f,--file", opt->file, "Layer file (bench/problems/conv_resnet50.txt)");
+  conv->add_option("-b,--batch", opt->batches, "Batch sizes, e.g. 1,8")->delimiter(',');
+  conv->add_option("-t,--threads", opt->threads, "Thread counts, e.g. 1,2")->delimiter(',');
+  conv->add_option("--peers", opt->peer, "onednn or none");
+  conv->add_option("--algo", opt->select, "find (measure, default), heuristic, or an algorithm name");
+  conv->add_option("-r,--reps", opt->reps, "Timed repetitions (median reported)")->check(CLI::PositiveNumber);
+  conv->add_option("--csv", opt->csv, "Also write CSV here");
+  conv->callback([opt, &exit_code] { exit_code = run_conv_bench(*opt); });
+}
+
+}  // namespace strata::cli
