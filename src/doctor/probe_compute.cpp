@@ -54,6 +54,7 @@ LayerReport probe_compute(ProbeContext& ctx) {
     if (ratio < 0.5) fd.evidence.push_back("below 50%: check STRATA_ISA, thread affinity, other load and turbo/power limits");
   }
 
+  L.summary = "CPU" + std::string(ctx.opt.cpu_gemm ? " measured" : " peak only");
   // GPUs: only where the driver API answered, through cuBLAS in a child process.
   const auto& api = ctx.facts.driver_api;
   if (api.devices.empty()) {

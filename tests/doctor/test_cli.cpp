@@ -28,7 +28,7 @@ std::set<std::string> words(const std::string& s) {
 
 }  // namespace
 
-TEST(Cli, ReportOnThisMachineIsFastAndHonest) {
+TEST(DoctorCli, ReportOnThisMachineIsFastAndHonest) {
   ChildResult r = run_strata({"doctor", "--no-python"});
   ASSERT_TRUE(r.started) << r.error;
   EXPECT_LT(r.seconds, 0.5) << "the full report without --compute/Python must take < 0.5 s";
@@ -49,14 +49,14 @@ TEST(Cli, ReportOnThisMachineIsFastAndHonest) {
   }
 }
 
-TEST(Cli, UsageErrorsExitTwo) {
+TEST(DoctorCli, UsageErrorsExitTwo) {
   EXPECT_EQ(run_strata({"doctor", "--no-such-flag"}).exit_code, 2);
   EXPECT_EQ(run_strata({"doctor", "kernels", "/nonexistent/file"}).exit_code, 2);
   EXPECT_EQ(run_strata({"doctor", "kernels", "--gpu", "banana", STRATA_CLI}).exit_code, 2);
   EXPECT_EQ(run_strata({"doctor", "--color", "purple"}).exit_code, 2);
 }
 
-TEST(Cli, ExplainFromArgumentsAndStdin) {
+TEST(DoctorCli, ExplainFromArgumentsAndStdin) {
   ChildResult r = run_strata({"doctor", "explain", "--no-probe", "RuntimeError: CUDA error: no kernel image is available for execution on the device"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Layer: kernel-image"), std::string::npos) << r.out;
@@ -73,7 +73,7 @@ TEST(Cli, ExplainFromArgumentsAndStdin) {
   EXPECT_EQ(run_strata({"doctor", "explain", "--no-probe", "hello world"}).exit_code, 1);
 }
 
-TEST(Cli, KernelsOnARealLibrary) {
+TEST(DoctorCli, KernelsOnARealLibrary) {
   const char* lib = "/usr/local/cuda/lib64/libcurand.so.10";
   if (!std::ifstream(lib)) GTEST_SKIP() << lib << " not installed";
   ChildResult r = run_strata({"doctor", "kernels", "--json", "--gpu", "8.9", "--gpu", "7.0", lib});
@@ -87,7 +87,7 @@ TEST(Cli, KernelsOnARealLibrary) {
 
 #ifdef STRATA_NVCC_FIXTURES
 // Built by nvcc at test-build time from data/k.cu with the flags in expected_probe_outputs.txt.
-TEST(Cli, KernelsMatchNvccGencodeFlags) {
+TEST(DoctorCli, KernelsMatchNvccGencodeFlags) {
   struct Case {
     const char* file;
     const char* sass;

@@ -28,7 +28,7 @@ std::map<std::string, std::string> expected_causes() {
 
 }  // namespace
 
-TEST(Explain, AllSharedFailureReportsGetTheirLayerAndCause) {
+TEST(DoctorExplain, AllSharedFailureReportsGetTheirLayerAndCause) {
   const auto& kb = KnowledgeBase::get();
   ASSERT_EQ(kb.failures.size(), 41u);
   auto expected = expected_causes();
@@ -44,7 +44,7 @@ TEST(Explain, AllSharedFailureReportsGetTheirLayerAndCause) {
   EXPECT_EQ(right, 41);
 }
 
-TEST(Explain, ErrorTextAloneStillFindsTheLayer) {
+TEST(DoctorExplain, ErrorTextAloneStillFindsTheLayer) {
   // Without the environment the ranking falls back to the knowledge base's order, and the
   // layer of the top cause is still the expected one for the unambiguous messages.
   const auto& kb = KnowledgeBase::get();
@@ -57,7 +57,7 @@ TEST(Explain, ErrorTextAloneStillFindsTheLayer) {
   }
 }
 
-TEST(Explain, ReasonsCarryTheNumbers) {
+TEST(DoctorExplain, ReasonsCarryTheNumbers) {
   const auto& kb = KnowledgeBase::get();
   Explanation e = explain("CUDA runtime error: the provided PTX was compiled with an unsupported toolchain; driver 470.141.03, image built with CUDA 11.7", kb);
   ASSERT_NE(e.top(), nullptr);
@@ -69,7 +69,7 @@ TEST(Explain, ReasonsCarryTheNumbers) {
   EXPECT_EQ(none.top(), nullptr);
 }
 
-TEST(Explain, ProbesOnThisMachineConfirmOrRuleOut) {
+TEST(DoctorExplain, ProbesOnThisMachineConfirmOrRuleOut) {
   const auto& kb = KnowledgeBase::get();
   test::FixtureTree t;
   t.pci_gpu("0000:01:00.0", 0x2330);

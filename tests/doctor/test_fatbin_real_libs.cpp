@@ -87,7 +87,7 @@ const std::string kInventory = std::string(STRATA_DOCTOR_TEST_DATA) + "/libs_cud
 
 }  // namespace
 
-TEST(FatbinRealLibs, AgreesWithInventoryForRegisteredSections) {
+TEST(DoctorFatbinRealLibs, AgreesWithInventoryForRegisteredSections) {
   auto expected = parse_summary(read_all(kInventory));
   ASSERT_GE(expected.size(), 10u) << "inventory not parsed";
   int checked = 0;
@@ -109,7 +109,7 @@ TEST(FatbinRealLibs, AgreesWithInventoryForRegisteredSections) {
   if (checked == 0) GTEST_SKIP() << "CUDA 13.0 libraries not installed in /usr/local/cuda/lib64";
 }
 
-TEST(FatbinRealLibs, DeepScanFindsKernelsOutsideNvFatbin) {
+TEST(DoctorFatbinRealLibs, DeepScanFindsKernelsOutsideNvFatbin) {
   auto expected = parse_deep(read_all(kInventory));
   ASSERT_GE(expected.size(), 3u) << "inventory not parsed";
   int checked = 0;
@@ -134,7 +134,7 @@ TEST(FatbinRealLibs, DeepScanFindsKernelsOutsideNvFatbin) {
   if (checked == 0) GTEST_SKIP() << "CUDA 13.0 libraries not installed in /usr/local/cuda/lib64";
 }
 
-TEST(FatbinRealLibs, CudnnPtxIsaIs91) {
+TEST(DoctorFatbinRealLibs, CudnnPtxIsaIs91) {
   const std::string path = "/usr/local/cuda/lib64/libcudnn_engines_precompiled.so.9";
   auto file = MappedFile::open(path, 4ull << 30);
   if (!file) GTEST_SKIP() << path << " not installed";

@@ -11,7 +11,7 @@
 
 using namespace strata::doctor;
 
-TEST(Knowledge, EmbeddedTablesAreTheDataFiles) {
+TEST(DoctorKnowledge, EmbeddedTablesAreTheDataFiles) {
   for (const char* name : {"cuda_driver_min.tsv", "gpu_compute_capability.tsv", "failures.tsv", "pytorch_wheels.tsv",
                            "error_patterns.tsv", "causes.tsv", "cuda_errors.tsv", "xid_codes.tsv", "ptx_isa_versions.tsv"}) {
     std::ifstream f(std::string(STRATA_DOCTOR_DATA_DIR) + "/" + name);
@@ -23,7 +23,7 @@ TEST(Knowledge, EmbeddedTablesAreTheDataFiles) {
   }
 }
 
-TEST(Knowledge, DriverTableAnswers) {
+TEST(DoctorKnowledge, DriverTableAnswers) {
   const auto& kb = KnowledgeBase::get();
   EXPECT_EQ(kb.driver_requirements.size(), 56u);
   EXPECT_EQ(kb.max_cuda_for_driver(*Version::parse("580.65.06"))->cuda.str(), "13.0.0");
@@ -37,7 +37,7 @@ TEST(Knowledge, DriverTableAnswers) {
   EXPECT_EQ(kb.toolkit_arch(*Version::parse("13.0.2"))->min_sm, 75);
 }
 
-TEST(Knowledge, GpuNamesInFreeText) {
+TEST(DoctorKnowledge, GpuNamesInFreeText) {
   const auto& kb = KnowledgeBase::get();
   EXPECT_EQ(kb.gpu_in_text("RTX5080 got CUDA error")->sm(), 120);
   EXPECT_EQ(kb.gpu_in_text("NVIDIA GeForce RTX 4060 Ti 16GB")->name, "GeForce RTX 4060 Ti");
@@ -47,7 +47,7 @@ TEST(Knowledge, GpuNamesInFreeText) {
   EXPECT_EQ(kb.gpu_in_text("an A2000 card"), nullptr);  // "A2" must not match inside "A2000"
 }
 
-TEST(Knowledge, ArchRules) {
+TEST(DoctorKnowledge, ArchRules) {
   auto t = [](const char* n) { return *parse_target_name(n); };
   EXPECT_TRUE(sass_runs_on(t("sm_80"), 86));
   EXPECT_TRUE(sass_runs_on(t("sm_86"), 89));
@@ -60,7 +60,7 @@ TEST(Knowledge, ArchRules) {
   EXPECT_EQ(check_gpu(std::set<ImageTarget>{t("sm_80"), t("compute_90a")}, 120).how, RunCheck::How::no_image);
 }
 
-TEST(Knowledge, CudaErrorCodesMatchTheInstalledHeaders) {
+TEST(DoctorKnowledge, CudaErrorCodesMatchTheInstalledHeaders) {
   std::ifstream cuda_h("/usr/local/cuda/include/cuda.h"), types_h("/usr/local/cuda/include/driver_types.h");
   if (!cuda_h || !types_h) GTEST_SKIP() << "CUDA headers not installed";
   std::stringstream a, b;

@@ -29,7 +29,7 @@ std::vector<std::uint8_t> concat(std::vector<std::uint8_t> a, const std::vector<
 
 }  // namespace
 
-TEST(Version, ParseCompareAndFind) {
+TEST(DoctorVersion, ParseCompareAndFind) {
   EXPECT_EQ(Version::parse("580.65.06")->str(), "580.65.06");
   EXPECT_LT(*Version::parse("575.57.08"), *Version::parse("580.65.06"));
   EXPECT_EQ(*Version::parse("13.0"), *Version::parse("13.0.0"));
@@ -38,7 +38,7 @@ TEST(Version, ParseCompareAndFind) {
   EXPECT_EQ(Version::find_in("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.90.07  Tue")->str(), "550.90.07");
 }
 
-TEST(Elf, DynamicSectionFields) {
+TEST(DoctorElf, DynamicSectionFields) {
   test::ElfSpec spec;
   spec.soname = "libcudnn_graph.so.9";
   spec.needed = {"libz.so.1", "libstdc++.so.6"};
@@ -54,7 +54,7 @@ TEST(Elf, DynamicSectionFields) {
   EXPECT_EQ(elf->runpath, (std::vector<std::string>{"$ORIGIN", "$ORIGIN/../../cu13/lib"}));
 }
 
-TEST(Elf, RejectsWhatItCannotRead) {
+TEST(DoctorElf, RejectsWhatItCannotRead) {
   std::string err;
   std::vector<std::uint8_t> junk(100, 0x41);
   EXPECT_FALSE(parse_elf(junk, &err));
@@ -67,7 +67,7 @@ TEST(Elf, RejectsWhatItCannotRead) {
   for (std::size_t n = 0; n < good.size(); n += 7) parse_elf(std::span(good.data(), n));
 }
 
-TEST(Elf, CubinSmFromEflags) {
+TEST(DoctorElf, CubinSmFromEflags) {
   ElfInfo cubin;
   cubin.abi_version = 8;
   cubin.e_flags = 0x06005a04;  // sm_90 (CUDA 13 layout)
@@ -79,7 +79,7 @@ TEST(Elf, CubinSmFromEflags) {
   EXPECT_EQ(cubin_sm(cubin), 0x46);
 }
 
-TEST(Fatbin, VariantsKindsAndIsaFromEntryHeaders) {
+TEST(DoctorFatbin, VariantsKindsAndIsaFromEntryHeaders) {
   // The flag values nvcc 13.0 writes (expected_probe_outputs.txt, "Flag / variant matrix").
   auto c = test::fatbin_container({{2, 90, 0x100011, 1, 8, 64, 64},       // sm_90a
                                    {2, 100, 0x1200011, 1, 8, 112, 64},    // sm_100f
@@ -103,7 +103,7 @@ TEST(Fatbin, VariantsKindsAndIsaFromEntryHeaders) {
   EXPECT_TRUE(r.warnings.empty());
 }
 
-TEST(Fatbin, PaddingBetweenContainersAndDeepSections) {
+TEST(DoctorFatbin, PaddingBetweenContainersAndDeepSections) {
   auto a = test::fatbin_container({{2, 80, 0x11, 1, 8, 64, 64}});
   auto b = test::fatbin_container({{2, 86, 0x11, 1, 8, 64, 64}});
   std::vector<std::uint8_t> zeros(24, 0);
@@ -131,7 +131,7 @@ TEST(Fatbin, PaddingBetweenContainersAndDeepSections) {
             (std::set<std::string>{"sm_80", "sm_86"}));
 }
 
-TEST(Fatbin, MalformedInputIsBoundedAndReported) {
+TEST(DoctorFatbin, MalformedInputIsBoundedAndReported) {
   auto c = test::fatbin_container({{2, 80, 0x11, 1, 8, 64, 64}, {2, 90, 0x11, 1, 8, 64, 64}});
   // Entry size that runs past the container.
   auto bad = c;
@@ -159,7 +159,7 @@ TEST(Fatbin, MalformedInputIsBoundedAndReported) {
   }
 }
 
-TEST(Fatbin, LimitsTruncateInsteadOfGrowing) {
+TEST(DoctorFatbin, LimitsTruncateInsteadOfGrowing) {
   std::vector<std::uint8_t> many;
   for (int i = 0; i < 50; ++i) many = concat(many, test::fatbin_container({{2, 80, 0x11, 1, 8, 64, 64}}));
   FatbinLimits lim;
@@ -174,7 +174,7 @@ TEST(Fatbin, LimitsTruncateInsteadOfGrowing) {
   EXPECT_EQ(r.entries, 3u);
 }
 
-TEST(LdCache, RoundTripAndLookup) {
+TEST(DoctorLdCache, RoundTripAndLookup) {
   auto bytes = test::build_ld_cache({{"libcuda.so.1", "/usr/lib/x86_64-linux-gnu/libcuda.so.1"}, {"libz.so.1", "/lib/libz.so.1"}});
   std::string err;
   auto c = parse_ld_so_cache(bytes, &err);
@@ -185,7 +185,7 @@ TEST(LdCache, RoundTripAndLookup) {
   for (std::size_t n = 0; n < bytes.size(); ++n) parse_ld_so_cache(std::span(bytes.data(), n));
 }
 
-TEST(LdCache, AgreesWithLdconfigOnThisMachine) {
+TEST(DoctorLdCache, AgreesWithLdconfigOnThisMachine) {
   auto f = MappedFile::open("/etc/ld.so.cache", 64 << 20);
   FILE* p = popen("ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null", "r");
   if (!f || !p) GTEST_SKIP() << "no ld.so.cache or ldconfig here";
@@ -209,7 +209,7 @@ TEST(LdCache, AgreesWithLdconfigOnThisMachine) {
   EXPECT_EQ(got, expected);
 }
 
-TEST(Loader, SearchOrderFollowsLdSo) {
+TEST(DoctorLoader, SearchOrderFollowsLdSo) {
   test::FixtureTree t;
   for (const char* dir : {"/opt/rpath", "/opt/llp", "/opt/runpath", "/opt/cached", "/usr/lib/x86_64-linux-gnu"})
     t.library(std::string(dir) + "/libfoo.so.1");
@@ -249,7 +249,7 @@ TEST(Loader, SearchOrderFollowsLdSo) {
   }
 }
 
-TEST(Loader, OriginExpansionAndWrongClassSkipped) {
+TEST(DoctorLoader, OriginExpansionAndWrongClassSkipped) {
   test::FixtureTree t;
   test::ElfSpec arm;
   arm.machine = kEmAarch64;
@@ -267,7 +267,7 @@ TEST(Loader, OriginExpansionAndWrongClassSkipped) {
   EXPECT_EQ(expand_dst("$ORIGIN/x:$LIB", "/a/b", kEmX86_64), "/a/b/x:lib/x86_64-linux-gnu");
 }
 
-TEST(SystemViewTest, CanonicalStaysInsideTheRoot) {
+TEST(DoctorSystemView, CanonicalStaysInsideTheRoot) {
   test::FixtureTree t;
   t.write("/usr/local/cuda-13.0/lib64/libcudart.so.13", std::string("x"));
   t.symlink("/usr/local/cuda-13.0", "/usr/local/cuda");  // absolute target: inside the view

@@ -58,7 +58,7 @@ void healthy_machine(FixtureTree& t, const std::string& driver = "580.65.06") {
 
 }  // namespace
 
-TEST(Scenario, HealthyMachineWithDriverApiChild) {
+TEST(DoctorScenario, HealthyMachineWithDriverApiChild) {
   FixtureTree t;
   healthy_machine(t);
   DoctorOptions o = quick();
@@ -82,7 +82,7 @@ TEST(Scenario, HealthyMachineWithDriverApiChild) {
   EXPECT_EQ(r.first_problem(), nullptr) << dump(r);
 }
 
-TEST(Scenario, NoGpuFailsAtHardwareFirst) {
+TEST(DoctorScenario, NoGpuFailsAtHardwareFirst) {
   FixtureTree t;
   t.kernel_release("6.1.0");
   t.pci_other("0000:00:00.0");
@@ -96,7 +96,7 @@ TEST(Scenario, NoGpuFailsAtHardwareFirst) {
   EXPECT_NE(dump(r).find("1 PCI functions in /sys/bus/pci/devices, none with vendor 0x10de"), std::string::npos) << dump(r);
 }
 
-TEST(Scenario, DriverNotBuiltForRunningKernel) {
+TEST(DoctorScenario, DriverNotBuiltForRunningKernel) {
   FixtureTree t;
   t.kernel_release("6.8.0-50-generic");
   t.pci_gpu("0000:01:00.0", 0x2684);
@@ -116,7 +116,7 @@ TEST(Scenario, DriverNotBuiltForRunningKernel) {
   EXPECT_NE(text.find("Secure Boot is enabled"), std::string::npos) << text;
 }
 
-TEST(Scenario, DriverLibraryVersionMismatchAfterUpgrade) {
+TEST(DoctorScenario, DriverLibraryVersionMismatchAfterUpgrade) {
   FixtureTree t;
   healthy_machine(t, "550.107.02");
   t.write("/proc/driver/nvidia/version", std::string("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.90.07  Fri May 31\n"));
@@ -127,7 +127,7 @@ TEST(Scenario, DriverLibraryVersionMismatchAfterUpgrade) {
   EXPECT_EQ(r.first_problem()->layer, Layer::driver_userspace);
 }
 
-TEST(Scenario, StubLibcudaOnLdLibraryPath) {
+TEST(DoctorScenario, StubLibcudaOnLdLibraryPath) {
   FixtureTree t;
   healthy_machine(t);
   t.library("/usr/local/cuda-13.0/lib64/stubs/libcuda.so.1");
@@ -136,7 +136,7 @@ TEST(Scenario, StubLibcudaOnLdLibraryPath) {
   EXPECT_EQ(layer(r, Layer::driver_userspace).verdict, Verdict::fail);
 }
 
-TEST(Scenario, RuntimeNewerThanDriverAndMinorVersionCompat) {
+TEST(DoctorScenario, RuntimeNewerThanDriverAndMinorVersionCompat) {
   FixtureTree t;
   healthy_machine(t, "535.54.03");
   t.library("/opt/app/lib/libcudart.so.12.4.127", {62, 2, "libcudart.so.12", {}, "", "", {}});
@@ -151,7 +151,7 @@ TEST(Scenario, RuntimeNewerThanDriverAndMinorVersionCompat) {
   EXPECT_NE(text.find("no PTX JIT"), std::string::npos) << text;
 }
 
-TEST(Scenario, OldCudnnOnLdLibraryPathShadowsTheWheel) {
+TEST(DoctorScenario, OldCudnnOnLdLibraryPathShadowsTheWheel) {
   FixtureTree t;
   healthy_machine(t);
   t.write("/usr/bin/python3", std::string("#!/bin/sh\nexit 1\n"));
@@ -167,7 +167,7 @@ TEST(Scenario, OldCudnnOnLdLibraryPathShadowsTheWheel) {
   EXPECT_NE(dump(r).find("Remove /opt/old/cudnn/lib from LD_LIBRARY_PATH"), std::string::npos) << dump(r);
 }
 
-TEST(Scenario, CpuOnlyTorchReadFromFiles) {
+TEST(DoctorScenario, CpuOnlyTorchReadFromFiles) {
   FixtureTree t;
   healthy_machine(t);
   t.write("/usr/bin/python3", std::string("#!/bin/sh\nexit 1\n"));
@@ -180,7 +180,7 @@ TEST(Scenario, CpuOnlyTorchReadFromFiles) {
   EXPECT_EQ(r.first_problem()->layer, Layer::framework);
 }
 
-TEST(Scenario, TorchWheelWithoutBlackwellKernels) {
+TEST(DoctorScenario, TorchWheelWithoutBlackwellKernels) {
   FixtureTree t;
   healthy_machine(t, "590.48.01");
   t.write("/proc/driver/nvidia/gpus/0000:01:00.0/information", std::string("Model: \t\t NVIDIA GeForce RTX 5090\n"));
@@ -205,7 +205,7 @@ TEST(Scenario, TorchWheelWithoutBlackwellKernels) {
   EXPECT_NE(layer(r2, Layer::kernel_image).verdict, Verdict::fail) << dump(r2);
 }
 
-TEST(Scenario, XidFallenOffTheBus) {
+TEST(DoctorScenario, XidFallenOffTheBus) {
   FixtureTree t;
   healthy_machine(t);
   t.write("/dev/kmsg", std::string("3,812,12,-;NVRM: Xid (PCI:0000:01:00): 79, pid=0, GPU has fallen off the bus.\n"));
@@ -215,7 +215,7 @@ TEST(Scenario, XidFallenOffTheBus) {
   EXPECT_TRUE(has_cause(d, "gpu_fell_off_bus"));
 }
 
-TEST(Scenario, WslWithLinuxLibcudaShadowingTheStub) {
+TEST(DoctorScenario, WslWithLinuxLibcudaShadowingTheStub) {
   FixtureTree t;
   t.write("/proc/version", std::string("Linux version 5.15.153.1-microsoft-standard-WSL2\n"));
   t.write("/proc/sys/kernel/osrelease", std::string("5.15.153.1-microsoft-standard-WSL2\n"));
@@ -230,7 +230,7 @@ TEST(Scenario, WslWithLinuxLibcudaShadowingTheStub) {
   EXPECT_TRUE(has_cause(layer(r, Layer::driver_userspace), "wsl_libcuda")) << dump(r);
 }
 
-TEST(Scenario, ContainerWithGpuButNoDriverInjected) {
+TEST(DoctorScenario, ContainerWithGpuButNoDriverInjected) {
   FixtureTree t;
   t.write("/.dockerenv", std::string(""));
   t.pci_gpu("0000:01:00.0", 0x20b0);
@@ -238,7 +238,7 @@ TEST(Scenario, ContainerWithGpuButNoDriverInjected) {
   EXPECT_TRUE(has_cause(layer(r, Layer::driver_userspace), "container_without_gpu")) << dump(r);
 }
 
-TEST(Scenario, DriverApiErrorAndHangInChild) {
+TEST(DoctorScenario, DriverApiErrorAndHangInChild) {
   FixtureTree t;
   healthy_machine(t);
   DoctorOptions o = quick();
@@ -261,7 +261,7 @@ TEST(Scenario, DriverApiErrorAndHangInChild) {
   }
 }
 
-TEST(Scenario, FrameworkAskedThroughPythonChild) {
+TEST(DoctorScenario, FrameworkAskedThroughPythonChild) {
   FixtureTree t;
   healthy_machine(t);
   t.write("/usr/bin/python3",
@@ -285,7 +285,7 @@ TEST(Scenario, FrameworkAskedThroughPythonChild) {
   EXPECT_EQ(layer(r2, Layer::framework).verdict, Verdict::warn) << dump(r2);
 }
 
-TEST(Scenario, JsonReportFollowsTheSchema) {
+TEST(DoctorScenario, JsonReportFollowsTheSchema) {
   FixtureTree t;
   t.pci_other("0000:00:00.0");
   Report r = run_doctor(t.view(), quick());
@@ -305,7 +305,7 @@ TEST(Scenario, JsonReportFollowsTheSchema) {
   EXPECT_TRUE(j["facts"]["gpus"].is_array());
 }
 
-TEST(Scenario, FullReportIsFast) {
+TEST(DoctorScenario, FullReportIsFast) {
   FixtureTree t;
   healthy_machine(t);
   strata::Timer timer;
@@ -314,7 +314,7 @@ TEST(Scenario, FullReportIsFast) {
   EXPECT_LT(r.seconds, 0.5);
 }
 
-TEST(Scenario, ComputeLayerUsesTheGemmHook) {
+TEST(DoctorScenario, ComputeLayerUsesTheGemmHook) {
   FixtureTree t;
   t.pci_other("0000:00:00.0");
   DoctorOptions o = quick();
