@@ -39,12 +39,19 @@ void scale_c(const GemmArgs<T, TA, TB>& g, const Epilogue& epi) {
   if constexpr (!Epilogue::is_identity) epi(g.c, g.ldc, 0, 0, g.m, g.n);
 }
 
-// Chooses in-place operand reads for skinny shapes, where packing would cost more than it saves.
+// Chooses in-place operand reads where packing would cost more than it saves:
+// * B is streamed when few rows use it (M <= 2 MR, e.g. 16 x 4096 x 4096) or when it is small
+//   enough to stay in L1 anyway (small problems, where packing time rivals compute time);
+// * A is streamed (unit row stride only) when one column panel uses it (N <= NR) or when it is
+//   that small.
 template <class Kernel, class T, class TA, class TB>
 PackPolicy choose_pack_policy(const GemmArgs<T, TA, TB>& g) {
+  constexpr int64_t l1_bytes = 32 * 1024;  // every x86 core of the last decade has at least this
   PackPolicy p;
-  p.pack_b = g.m > 2 * Kernel::mr;                       // B reused by few rows: stream it
-  p.pack_a = !(g.n <= Kernel::nr && g.a.rs == 1);       // A used by one column panel only
+  const bool small_b = g.k * g.n * int64_t(sizeof(T)) <= l1_bytes;
+  const bool small_a = g.m * g.k * int64_t(sizeof(T)) <= l1_bytes;
+  p.pack_b = g.m > 2 * Kernel::mr && !small_b;
+  p.pack_a = !((g.n <= Kernel::nr || small_a) && g.a.rs == 1);
   return p;
 }
 

@@ -69,6 +69,11 @@ struct Mainloop {
                   bt = b.data + pc * b.rs + (jc + jr) * b.cs;
                   b_ps = b.rs;
                   b_js = b.cs;
+                  // Streaming B is latency-bound: fetch the next panel while this one computes.
+                  if (b.rs == 1 && jr + 2 * NR <= nc)
+                    for (int j = 0; j < NR; ++j)
+                      for (int64_t p = 0; p < kc; p += int64_t(64 / sizeof(T)))
+                        __builtin_prefetch(bt + (NR + j) * b.cs + p);
                 }
               } else {
                 T* bedge = static_cast<T*>(thread_pack_buffer(1).get(sizeof(T) * std::size_t(NR * kc)));
