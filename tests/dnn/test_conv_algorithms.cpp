@@ -122,8 +122,8 @@ TEST(ConvAlgorithms, SweepEveryAlgorithmAndOperationAgainstReference) {
               ++exercised[{a, int(op)}];
           }
       }
-  // Every algorithm must have run every operation it claims (implicit_gemm is documented as
-  // not yet available; Winograd and FFT have no backward-filter).
+  // Every algorithm must have run every operation it claims (implicit_gemm is forward only;
+  // Winograd and FFT have no backward-filter).
   auto ran = [&](ConvAlgo a, ConvOp op) { return exercised[{int(a), int(op)}]; };
   for (ConvOp op : {ConvOp::forward, ConvOp::backward_data, ConvOp::backward_filter}) {
     EXPECT_GT(ran(ConvAlgo::direct, op), 40);
@@ -134,21 +134,27 @@ TEST(ConvAlgorithms, SweepEveryAlgorithmAndOperationAgainstReference) {
     EXPECT_GT(ran(a, ConvOp::backward_data), 6) << conv_algo_name(a);
     EXPECT_EQ(ran(a, ConvOp::backward_filter), 0) << conv_algo_name(a);
   }
-  EXPECT_EQ(ran(ConvAlgo::implicit_gemm, ConvOp::forward), 0);
+  EXPECT_GT(ran(ConvAlgo::implicit_gemm, ConvOp::forward), 40);
+  EXPECT_EQ(ran(ConvAlgo::implicit_gemm, ConvOp::backward_data), 0);
+  EXPECT_EQ(ran(ConvAlgo::implicit_gemm, ConvOp::backward_filter), 0);
 }
 
-TEST(ConvAlgorithms, ImplicitGemmSlotSaysWhyItIsUnavailable) {
+TEST(ConvAlgorithms, ImplicitGemmServesBothLayoutsForwardAndSaysWhy) {
   Handle h;
-  const Descs d = make_descs(sweep()[0], Layout::nchw, FilterLayout::kcrs);
-  const auto ranked = get_forward_algorithms(h, d.x, d.w, d.conv, d.y);
-  bool seen = false;
-  for (const auto& r : ranked)
-    if (r.algo == ConvAlgo::implicit_gemm) {
-      seen = true;
-      EXPECT_FALSE(r.supported);
-      EXPECT_EQ(r.reason, "not yet available");
-    }
-  EXPECT_TRUE(seen);
+  for (Layout layout : {Layout::nchw, Layout::nhwc}) {
+    const Descs d = make_descs(sweep()[0], layout, FilterLayout::kcrs);
+    const auto ranked = get_forward_algorithms(h, d.x, d.w, d.conv, d.y);
+    bool seen = false;
+    for (const auto& r : ranked)
+      if (r.algo == ConvAlgo::implicit_gemm) {
+        seen = true;
+        EXPECT_TRUE(r.supported) << r.reason;
+        EXPECT_EQ(r.workspace, 0u);
+        EXPECT_NE(r.reason.find(layout == Layout::nhwc ? "channels contiguous" : "pixels contiguous"),
+                  std::string::npos) << r.reason;
+      }
+    EXPECT_TRUE(seen);
+  }
 }
 
 TEST(ConvAlgorithms, StridedViewsRunOnDirectAndAreRefusedByPackedOnlyAlgorithms) {

@@ -70,7 +70,7 @@ TEST(ConvApi, RejectedCallsWriteNothing) {
   // Unsupported algorithm for the problem (Winograd has no backward-filter; stride 2).
   expect_error([&] { convolution_backward_filter(h, &one, d.x, x.data(), d.y, y.data(), d.conv, ConvAlgo::winograd_4x4_3x3, nullptr, 0, &zero, d.w, dw.data()); },
                Status::not_supported, "algo");
-  expect_error([&] { convolution_forward(h, &one, d.x, x.data(), d.w, w.data(), d.conv, ConvAlgo::implicit_gemm, nullptr, 0, &zero, d.y, y.data()); },
+  expect_error([&] { convolution_backward_filter(h, &one, d.x, x.data(), d.y, y.data(), d.conv, ConvAlgo::implicit_gemm, nullptr, 0, &zero, d.w, dw.data()); },
                Status::not_supported, "algo");
   // Workspace too small.
   const std::size_t need = forward_workspace_size(h, d.x, d.w, d.conv, d.y, ConvAlgo::winograd_4x4_3x3);

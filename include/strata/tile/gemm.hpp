@@ -9,6 +9,7 @@
 #include "strata/tile/blocking.hpp"
 #include "strata/tile/epilogue_none.hpp"
 #include "strata/tile/mainloop.hpp"
+#include "strata/tile/operand.hpp"
 #include "strata/tile/scheduler.hpp"
 
 STRATA_TILE_NS_BEGIN
@@ -55,6 +56,32 @@ PackPolicy choose_pack_policy(const GemmArgs<T, TA, TB>& g) {
   return p;
 }
 
+// The engine on explicit operands (operand.hpp): C = alpha * op(A) op(B) + beta * C, split among
+// threads. `policy` says which operands may be read in place (ignored for operands that
+// cannot be).
+template <class Kernel, class Epilogue, class AOp, class BOp>
+void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, const AOp& a, const BOp& b,
+                   typename Kernel::T beta, typename Kernel::T* c, int64_t ldc, int threads, const BlockSizes& bs,
+                   const Epilogue& epi, PackPolicy policy) {
+  const Partition part = plan_partition(m, n, k, Kernel::mr, Kernel::nr, threads);
+  auto run_part = [&](int p) {
+    int64_t lo, hi;
+    if (part.split_n) {
+      part.range(n, p, lo, hi);
+      if (lo >= hi) return;
+      Mainloop<Kernel, Epilogue, AOp, BOp>::run(m, hi - lo, k, alpha, a, b.shifted(lo), beta, c + lo * ldc, ldc, bs,
+                                                policy, epi, 0, lo);
+    } else {
+      part.range(m, p, lo, hi);
+      if (lo >= hi) return;
+      Mainloop<Kernel, Epilogue, AOp, BOp>::run(hi - lo, n, k, alpha, a.shifted(lo), b, beta, c + lo, ldc, bs, policy,
+                                                epi, lo, 0);
+    }
+  };
+  if (part.parts == 1) run_part(0);
+  else parallel_run(part.parts, run_part);
+}
+
 // `forced`: operand handling chosen by the caller (an Lt algorithm); default: by shape.
 // Streaming A in place needs op(A) with unit row stride and is ignored otherwise.
 template <class Kernel, class Epilogue = NoEpilogue, class TA = typename Kernel::T, class TB = typename Kernel::T>
@@ -68,23 +95,8 @@ void gemm(const GemmArgs<typename Kernel::T, TA, TB>& g, int threads, const Bloc
   }
   PackPolicy policy = forced ? *forced : choose_pack_policy<Kernel>(g);
   if (g.a.rs != 1) policy.pack_a = true;
-  const Partition part = plan_partition(g.m, g.n, g.k, Kernel::mr, Kernel::nr, threads);
-  auto run_part = [&](int p) {
-    int64_t lo, hi;
-    if (part.split_n) {
-      part.range(g.n, p, lo, hi);
-      if (lo >= hi) return;
-      Mainloop<Kernel, Epilogue, TA, TB>::run(g.m, hi - lo, g.k, g.alpha, g.a, g.b.block(0, lo), g.beta,
-                                      g.c + lo * g.ldc, g.ldc, bs, policy, epi, 0, lo);
-    } else {
-      part.range(g.m, p, lo, hi);
-      if (lo >= hi) return;
-      Mainloop<Kernel, Epilogue, TA, TB>::run(hi - lo, g.n, g.k, g.alpha, g.a.block(lo, 0), g.b, g.beta, g.c + lo,
-                                      g.ldc, bs, policy, epi, lo, 0);
-    }
-  };
-  if (part.parts == 1) run_part(0);
-  else parallel_run(part.parts, run_part);
+  gemm_operands<Kernel>(g.m, g.n, g.k, g.alpha, a_operand(g.a), b_operand(g.b), g.beta, g.c, g.ldc, threads, bs, epi,
+                        policy);
 }
 
 STRATA_TILE_NS_END

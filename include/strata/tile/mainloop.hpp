@@ -13,6 +13,7 @@
 
 #include "strata/tile/blocking.hpp"
 #include "strata/tile/matrix.hpp"
+#include "strata/tile/operand.hpp"
 #include "strata/tile/pack.hpp"
 #include "strata/tile/workspace.hpp"
 
@@ -24,18 +25,18 @@ struct PackPolicy {
   bool pack_b = true;  // false: read op(B) in place (any strides)
 };
 
-// TA/TB: element types of the stored operands; when they differ from the kernel's T (e.g.
-// bf16 inputs, f32 compute) they are converted while packing and never read in place.
-template <class Kernel, class Epilogue, class TA = typename Kernel::T, class TB = typename Kernel::T>
+// AOp/BOp: operands (operand.hpp). Only in-memory operands of the kernel's own element type
+// can be read in place; everything else (narrower types, virtual matrices) is packed.
+template <class Kernel, class Epilogue, class AOp, class BOp>
 struct Mainloop {
   using T = typename Kernel::T;
-  static constexpr bool a_in_place_ok = std::is_same_v<TA, T>;
-  static constexpr bool b_in_place_ok = std::is_same_v<TB, T>;
+  static constexpr bool a_in_place_ok = AOp::has_view && std::is_same_v<typename AOp::value_type, T>;
+  static constexpr bool b_in_place_ok = BOp::has_view && std::is_same_v<typename BOp::value_type, T>;
   static constexpr int MR = Kernel::mr, NR = Kernel::nr;
 
   // C[0:m, 0:n] = alpha * op(A) op(B) + beta * C. (row0, col0) locate this rectangle in the
   // whole C for the epilogue. Requires k > 0.
-  static void run(int64_t m, int64_t n, int64_t k, T alpha, MatrixView<TA> a, MatrixView<TB> b, T beta, T* c,
+  static void run(int64_t m, int64_t n, int64_t k, T alpha, const AOp& a, const BOp& b, T beta, T* c,
                   int64_t ldc, const BlockSizes& bs, PackPolicy policy, const Epilogue& epi, int64_t row0,
                   int64_t col0) {
     if constexpr (!a_in_place_ok) policy.pack_a = true;
@@ -53,11 +54,11 @@ struct Mainloop {
         const int64_t kc = std::min(bs.kc, k - pc);
         const T beta_step = pc == 0 ? beta : T(1);
         const bool last_step = pc + kc >= k;
-        if (policy.pack_b) pack_b<NR>(kc, nc, b.block(pc, jc), bp);
+        if (policy.pack_b) b.template pack<NR>(jc, nc, pc, kc, bp);
         for (int64_t ic = 0; ic < m; ic += bs.mc) {
           const int64_t mc = std::min(bs.mc, m - ic);
           const bool direct_a = !policy.pack_a;
-          if (!direct_a) pack_a<MR>(mc, kc, a.block(ic, pc), ap);
+          if (!direct_a) a.template pack<MR>(ic, mc, pc, kc, ap);
           for (int64_t jr = 0; jr < nc; jr += NR) {
             const int64_t nr = std::min<int64_t>(NR, nc - jr);
             // B operand: packed panel, or in place (full-width tiles), or a packed edge.
@@ -66,18 +67,19 @@ struct Mainloop {
             if (!policy.pack_b) {
               if (nr == NR) {
                 if constexpr (b_in_place_ok) {
-                  bt = b.data + pc * b.rs + (jc + jr) * b.cs;
-                  b_ps = b.rs;
-                  b_js = b.cs;
+                  // b.v is panel-major: (j, p) at data + j * rs + p * cs.
+                  bt = b.v.data + (jc + jr) * b.v.rs + pc * b.v.cs;
+                  b_ps = b.v.cs;
+                  b_js = b.v.rs;
                   // Streaming B is latency-bound: fetch the next panel while this one computes.
-                  if (b.rs == 1 && jr + 2 * NR <= nc)
+                  if (b_ps == 1 && jr + 2 * NR <= nc)
                     for (int j = 0; j < NR; ++j)
                       for (int64_t p = 0; p < kc; p += int64_t(64 / sizeof(T)))
-                        __builtin_prefetch(bt + (NR + j) * b.cs + p);
+                        __builtin_prefetch(bt + (NR + j) * b_js + p);
                 }
               } else {
                 T* bedge = static_cast<T*>(thread_pack_buffer(1).get(sizeof(T) * std::size_t(NR * kc)));
-                pack_b<NR>(kc, nr, b.block(pc, jc + jr), bedge);
+                b.template pack<NR>(jc + jr, nr, pc, kc, bedge);
                 bt = bedge;
               }
             }
@@ -90,11 +92,11 @@ struct Mainloop {
               if (direct_a) {
                 if (mr == MR) {
                   if constexpr (a_in_place_ok) {
-                    at = a.data + (ic + ir) * a.rs + pc * a.cs;
-                    a_ps = a.cs;
+                    at = a.v.data + (ic + ir) * a.v.rs + pc * a.v.cs;
+                    a_ps = a.v.cs;
                   }
                 } else {
-                  pack_a<MR>(mr, kc, a.block(ic + ir, pc), ap);
+                  a.template pack<MR>(ic + ir, mr, pc, kc, ap);
                   at = ap;
                 }
               }

@@ -1,14 +1,14 @@
 // AVX2 + FMA GEMM kernels: 16x6 (f32) and 8x6 (f64) register tiles, 12 accumulators of 16 ymm.
 #include "kernel_instance.hpp"
-#include "strata/tile/simd.hpp"
+#include "strata/tile/kernel_configs.hpp"
 
 namespace strata::blas::detail {
 
 GemmKernel<float> gemm_f32_avx2() {
-  return KernelInstance<tile::MicroKernel<tile::VecAvx2F32, 2, 6>>::entry("avx2 f32 16x6");
+  return KernelInstance<tile::KernelF32>::entry("avx2 f32 16x6");
 }
 GemmKernel<double> gemm_f64_avx2() {
-  return KernelInstance<tile::MicroKernel<tile::VecAvx2F64, 2, 6>>::entry("avx2 f64 8x6");
+  return KernelInstance<tile::KernelF64>::entry("avx2 f64 8x6");
 }
 
 }  // namespace strata::blas::detail

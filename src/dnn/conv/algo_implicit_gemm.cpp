@@ -1,22 +1,43 @@
-// Implicit GEMM: the GEMM engine's B-operand packing reads the input tensor directly, so no
-// column buffer exists. The slot is registered so selection, find, the cache and the tests
-// already know it; the engine side (packing from a tensor) is being written in the tile
-// library and will fill execute(). Until then supports() says so and nothing selects it.
+// Implicit GEMM: the GEMM engine's packing reads the input tensor directly (tile/conv_operand.hpp),
+// so no column buffer exists and no workspace is needed. Forward only; any stride, padding,
+// dilation and groups, when the output has contiguous channels (NHWC-like) or contiguous
+// pixels (NCHW-like).
 #include "algorithm.hpp"
+#include "implicit_gemm_kernel.hpp"
 #include "strata/core/status.hpp"
 
 namespace strata::dnn::detail {
 
 namespace {
 
+using ForwardFn = void (*)(const ConvProblem&, float*, float*, float*, float, float);
+
+const IsaTable<ForwardFn>& kernels() {
+  static const IsaTable<ForwardFn> t{implicit_gemm_forward_portable, implicit_gemm_forward_avx2,
+                                     implicit_gemm_forward_avx512};
+  return t;
+}
+
 class ImplicitGemmAlgorithm final : public ConvAlgorithm {
  public:
   ConvAlgo id() const override { return ConvAlgo::implicit_gemm; }
-  Support supports(const ConvProblem&) const override { return Support::no("not yet available"); }
+  Support supports(const ConvProblem& p) const override {
+    if (p.op != ConvOp::forward) return Support::no("forward only (backward passes use im2col or direct)");
+    if (implicit_gemm_channels_last(p))
+      return Support::yes("output channels contiguous: one GEMM per group, filter x gathered input, no column buffer");
+    if (implicit_gemm_pixels_first(p))
+      return Support::yes("output pixels contiguous: one GEMM per image and group, gathered input x filter^T");
+    return Support::no("output is a strided view with neither contiguous channels nor contiguous pixels");
+  }
   std::size_t workspace_size(const ConvProblem&) const override { return 0; }
-  double estimated_cost(const ConvProblem& p) const override { return p.flops(); }
-  void execute(const ConvProblem&, const ConvArgs&) const override {
-    throw_error(Status::not_supported, "algo", "implicit_gemm is not yet available");
+  double estimated_cost(const ConvProblem& p) const override {
+    // GEMM-engine speed, less the gather on the packed operand (heavier for large filters
+    // over few channels, where each packed element is reused least).
+    const double gather_penalty = p.cg() < 16 ? 1.6 : 1.1;
+    return p.flops() * gather_penalty / (60e9 * std::max(1, p.threads));
+  }
+  void execute(const ConvProblem& p, const ConvArgs& a) const override {
+    kernels().select(p.isa)(p, a.x, a.w, a.y, a.alpha, a.beta);
   }
 };
 

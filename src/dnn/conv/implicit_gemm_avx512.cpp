@@ -1,0 +1,10 @@
+// Implicit-GEMM forward convolution instantiated for this file's ISA (see implicit_gemm_kernel.hpp).
+#include "implicit_gemm_kernel.hpp"
+
+namespace strata::dnn::detail {
+
+void implicit_gemm_forward_avx512(const ConvProblem& p, float* x, float* w, float* y, float alpha, float beta) {
+  run_implicit_gemm<tile::KernelF32>(p, x, w, y, alpha, beta);
+}
+
+}  // namespace strata::dnn::detail

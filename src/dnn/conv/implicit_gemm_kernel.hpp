@@ -1,0 +1,61 @@
+// Forward convolution as implicit GEMM on the tile engine, compiled once per ISA
+// (implicit_gemm_<isa>.cpp). Operands come from tile/conv_operand.hpp: the image operand
+// gathers input pixels (zero in the padding) straight into the packed panels.
+//
+// Orientation is chosen so that C is the output tensor with unit row stride:
+//   channels contiguous (NHWC-like):   Y[k, pixel]  = W[k, l]      X[l, pixel]     (one GEMM per group)
+//   pixels contiguous (NCHW-like):     Y[pixel, k]  = X[pixel, l]  W[k, l]^T       (per image and group)
+#pragma once
+#include "problem.hpp"
+#include "strata/core/cpu.hpp"
+#include "strata/tile/conv_operand.hpp"
+#include "strata/tile/gemm.hpp"
+#include "strata/tile/kernel_configs.hpp"
+
+namespace strata::dnn::detail {
+
+// Output layouts the GEMM can write directly (C needs unit row stride and one column stride).
+// Size-1 dimensions may carry any stride, as in ConvProblem's own layout predicates.
+inline bool implicit_gemm_channels_last(const ConvProblem& p) { return p.y_nhwc(); }
+inline bool implicit_gemm_pixels_first(const ConvProblem& p) {
+  const auto& o = p.out;
+  return (o[2] == 1 || p.ys[4] == 1) && (o[1] == 1 || p.ys[3] == o[2]) && (o[0] == 1 || p.ys[2] == o[1] * o[2]);
+}
+
+template <class Kernel>
+void run_implicit_gemm(const ConvProblem& p, float* x, float* w, float* y, float alpha, float beta) {
+  const CpuFeatures& f = cpu_features();
+  static const tile::BlockSizes bs =
+      tile::derive_block_sizes(Kernel::mr, Kernel::nr, sizeof(float), f.l1d_bytes, f.l2_bytes, f.l3_bytes);
+  const int64_t cg = p.cg(), kg = p.kg(), P = p.out_spatial();
+  for (int64_t g = 0; g < p.groups; ++g) {
+    tile::ConvGeometry geo;
+    geo.n = p.n, geo.c = cg;
+    geo.in = p.in, geo.filter = p.filter, geo.out = p.out;
+    geo.pad = p.pad, geo.stride = p.stride, geo.dilation = p.dilation;
+    geo.x = x + g * cg * p.xs[1];
+    geo.xs = p.xs;
+    geo.w = w + g * p.ws[0];
+    geo.ws = {p.ws[1], p.ws[2], p.ws[3], p.ws[4], p.ws[5]};
+    geo.channels_inner = p.xs[1] == 1;
+    const tile::ImageOperand image{&geo, 0};
+    const tile::FilterOperand filter{&geo, 0};
+    float* yg = y + g * kg * p.ys[1];
+    if (implicit_gemm_channels_last(p)) {
+      tile::gemm_operands<Kernel>(kg, p.n * P, geo.depth(), alpha, filter, image, beta, yg, p.k, p.threads, bs,
+                                  tile::NoEpilogue{}, tile::PackPolicy{});
+    } else {
+      for (int64_t img = 0; img < p.n; ++img)
+        tile::gemm_operands<Kernel>(P, kg, geo.depth(), alpha, image.shifted(img * P), filter, beta,
+                                    yg + img * p.ys[0], std::max<int64_t>(p.ys[1], P), p.threads, bs, tile::NoEpilogue{},
+                                    tile::PackPolicy{});
+    }
+  }
+}
+
+// One entry per ISA (implicit_gemm_<isa>.cpp).
+void implicit_gemm_forward_portable(const ConvProblem& p, float* x, float* w, float* y, float alpha, float beta);
+void implicit_gemm_forward_avx2(const ConvProblem& p, float* x, float* w, float* y, float alpha, float beta);
+void implicit_gemm_forward_avx512(const ConvProblem& p, float* x, float* w, float* y, float alpha, float beta);
+
+}  // namespace strata::dnn::detail
