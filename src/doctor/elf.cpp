@@ -116,7 +116,8 @@ std::optional<ElfInfo> parse_elf(std::span<const std::uint8_t> b, std::string* e
       s.offset = *read_le<std::uint64_t>(b, h + 24);
       s.size = *read_le<std::uint64_t>(b, h + 32);
       std::uint32_t link = *read_le<std::uint32_t>(b, h + 40);
-      s.name = read_cstr(names, name_off, limits.max_string).value_or("");
+      // Section names are short; a small cap keeps many sections sharing one long string cheap.
+      s.name = read_cstr(names, name_off, 256).value_or("");
       if (s.type == kShtDynamic && !have_dynamic && in_range(b.size(), s.offset, s.size) && link < shnum) {
         std::uint64_t lh = shoff + std::uint64_t(link) * shentsize;
         dyn.offset = s.offset;
@@ -163,13 +164,16 @@ std::optional<ElfInfo> parse_elf(std::span<const std::uint8_t> b, std::string* e
   }
   if (!dyn.strtab_known) return info;
   auto strtab = b.subspan(dyn.strtab_off, dyn.strtab_size);
-  for (std::uint64_t i = 0; i < count; ++i) {
+  // Entries may all point at one long string: bound the total copied, not just each string.
+  std::size_t copied = 0;
+  for (std::uint64_t i = 0; i < count && copied < limits.max_total_strings; ++i) {
     std::int64_t tag = *read_le<std::int64_t>(b, dyn.offset + i * 16);
     std::uint64_t val = *read_le<std::uint64_t>(b, dyn.offset + i * 16 + 8);
     if (tag == kDtNull) break;
     if (tag != kDtNeeded && tag != kDtSoname && tag != kDtRpath && tag != kDtRunpath) continue;
     auto s = read_cstr(strtab, val, limits.max_string);
     if (!s) continue;
+    copied += s->size() + 1;
     switch (tag) {
       case kDtNeeded: info.needed.push_back(*s); break;
       case kDtSoname: info.soname = *s; break;

@@ -273,6 +273,16 @@ Assessment judge_machine(const std::string& id, const TextFacts& tf, const Machi
       return Assessment::ruled_out;
     }
     why.push_back("here too, " + tf.missing_library + " is not found (" + std::to_string(r.steps.size()) + " places tried)");
+    // Another major of the same library is a common near miss (cuDNN 9 installed, 8 wanted).
+    const std::string stem = tf.missing_library.substr(0, tf.missing_library.find(".so") + 3);
+    for (int major = 7; major <= 13; ++major) {
+      std::string other = stem + "." + std::to_string(major);
+      if (other == tf.missing_library) continue;
+      if (Resolution o = m.loader->resolve(other); o.path) {
+        why.push_back("but " + o.summary() + ": a different major version than the program needs");
+        break;
+      }
+    }
     return Assessment::confirmed;
   }
   if (id == "cpu_only_framework")

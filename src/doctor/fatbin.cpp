@@ -14,7 +14,7 @@ using detail::read_le;
 
 namespace {
 
-constexpr std::uint64_t kFlagDebug = 0x2, kFlagLz4 = 0x2000, kFlagZstd = 0x8000, kFlagArchSpecific = 0x100000,
+constexpr std::uint64_t kFlagLz4 = 0x2000, kFlagZstd = 0x8000, kFlagArchSpecific = 0x100000,
                         kFlagFamily = 0x200000;
 constexpr std::uint32_t kMinEntryHeader = 64;
 constexpr std::uint32_t kStrictMaxEntryHeader = 512;  // candidates found by searching must look sane
@@ -173,7 +173,6 @@ class Scanner {
     v.parts = {int(e.major), int(e.minor)};
     if (st.max_version < v) st.max_version = v;
     if (st.sections.size() < 64) st.sections.insert(section_name);
-    (void)kFlagDebug;
   }
 
   SectionScan& section(const std::string& name, bool walked) {

@@ -32,13 +32,16 @@ bool parse_new(std::span<const std::uint8_t> b, std::size_t at, LdCache& out, st
   if (n > max_entries || !in_range(b.size() - at, kNewHeader, std::uint64_t(n) * kNewEntry)) return false;
   auto strings = b.subspan(at);  // offsets are relative to the new header
   out.format = "glibc-ld.so.cache1.1";
-  for (std::uint32_t i = 0; i < n; ++i) {
+  // Entries may share strings: bound the bytes copied (a real cache holds well under 1 MiB).
+  std::size_t copied = 0;
+  for (std::uint32_t i = 0; i < n && copied < (std::size_t(64) << 20); ++i) {
     std::size_t e = at + kNewHeader + std::size_t(i) * kNewEntry;
     LdCacheEntry entry;
     entry.flags = *read_le<std::int32_t>(b, e);
     auto key = read_cstr(strings, *read_le<std::uint32_t>(b, e + 4), 4096);
     auto value = read_cstr(strings, *read_le<std::uint32_t>(b, e + 8), 4096);
     if (!key || !value) continue;
+    copied += key->size() + value->size();
     entry.name = *key;
     entry.path = *value;
     out.entries.push_back(std::move(entry));
@@ -66,11 +69,14 @@ std::optional<LdCache> parse_ld_so_cache(std::span<const std::uint8_t> b, std::s
       if (parse_new(b, aligned, cache, max_entries)) return cache;
       auto strings = b.subspan(after);
       cache.format = "ld.so-1.7.0";
-      for (std::uint32_t i = 0; i < n; ++i) {
+      std::size_t copied = 0;
+      for (std::uint32_t i = 0; i < n && copied < (std::size_t(64) << 20); ++i) {
         std::size_t e = 16 + std::size_t(i) * kOldEntry;
         auto key = read_cstr(strings, *read_le<std::uint32_t>(b, e + 4), 4096);
         auto value = read_cstr(strings, *read_le<std::uint32_t>(b, e + 8), 4096);
-        if (key && value) cache.entries.push_back({*key, *value, *read_le<std::int32_t>(b, e)});
+        if (!key || !value) continue;
+        copied += key->size() + value->size();
+        cache.entries.push_back({*key, *value, *read_le<std::int32_t>(b, e)});
       }
       return cache;
     }

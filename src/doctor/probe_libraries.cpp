@@ -72,6 +72,18 @@ LayerReport probe_libraries(ProbeContext& ctx) {
           fd.fixes = {"Upgrade the driver to >= " + r->toolkit_min.str(), "or install the CUDA " +
                       f.driver_max_cuda->prefix(1).str() + " build of " + fam.label};
       }
+      // A library built for CUDA N needs a libcudart of major N somewhere (its wheel or toolkit).
+      if (major && !f.runtimes.empty()) {
+        bool runtime_found = false;
+        for (const auto& rt : f.runtimes)
+          if (rt.name.find(".so." + std::to_string(*major)) != std::string::npos) runtime_found = true;
+        if (!runtime_found) {
+          fd.verdict = worse(fd.verdict, Verdict::warn);
+          L.verdict = worse(L.verdict, Verdict::warn);
+          fd.evidence.push_back("no CUDA " + std::to_string(*major) + " runtime (libcudart.so." + std::to_string(*major) +
+                                ") was found for it");
+        }
+      }
       // cuDNN 9 is split into sub-libraries that must sit next to libcudnn.so.9.
       if (c.name == "libcudnn.so.9") {
         std::string dir = path_dirname(c.path), missing;

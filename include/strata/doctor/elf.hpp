@@ -39,6 +39,7 @@ struct ElfLimits {
   std::uint32_t max_sections = 65535;
   std::uint32_t max_dynamic_entries = 100000;
   std::size_t max_string = 4096;
+  std::size_t max_total_strings = 1 << 20;  // bytes of NEEDED/SONAME/RPATH/RUNPATH strings kept
 };
 
 // Returns nullopt with `error` set for anything that is not a well-formed ELF64 LE file.
