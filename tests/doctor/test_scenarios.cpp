@@ -5,6 +5,8 @@
 
 #include <sys/stat.h>
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "fixture.hpp"
@@ -54,6 +56,14 @@ void healthy_machine(FixtureTree& t, const std::string& driver = "580.65.06") {
   t.symlink("/usr/local/cuda-13.0", "/usr/local/cuda");
   t.ld_cache({{"libcuda.so.1", "/usr/lib/x86_64-linux-gnu/libcuda.so.1"},
               {"libcudart.so.13", "/usr/local/cuda-13.0/lib64/libcudart.so.13"}});
+}
+
+// Changes only the loaded module's version (and the libcuda that goes with it).
+void healthy_machine_driver_only(FixtureTree& t, const std::string& driver) {
+  t.nvidia_driver(driver, "0000:01:00.0", "NVIDIA H100 80GB HBM3");
+  t.copy_from_host(STRATA_FAKE_LIBCUDA, "/usr/lib/x86_64-linux-gnu/libcuda.so." + driver);
+  std::filesystem::remove(t.root() + "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+  t.symlink("libcuda.so." + driver, "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
 }
 
 }  // namespace
@@ -333,4 +343,51 @@ TEST(DoctorScenario, ComputeLayerUsesTheGemmHook) {
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(layer(r2, Layer::compute).verdict, Verdict::warn) << dump(r2);
   EXPECT_NE(dump(r2).find("SGEMM reaches 1.0 GFLOPS"), std::string::npos) << dump(r2);
+}
+
+TEST(DoctorScenario, NvswitchSystemWithoutFabricManager) {
+  FixtureTree t;
+  healthy_machine(t);
+  t.write("/sys/bus/pci/devices/0000:05:00.0/vendor", std::string("0x10de\n"));
+  t.write("/sys/bus/pci/devices/0000:05:00.0/device", std::string("0x22a3\n"));
+  t.write("/sys/bus/pci/devices/0000:05:00.0/class", std::string("0x068000\n"));
+  Report r = run_doctor(t.view(), quick());
+  EXPECT_EQ(r.facts.gpus.size(), 1u);  // the NVSwitch is not a GPU
+  const auto& u = layer(r, Layer::driver_userspace);
+  EXPECT_EQ(u.verdict, Verdict::fail) << dump(r);
+  EXPECT_TRUE(has_cause(u, "fabric_manager"));
+  t.write("/usr/bin/nv-fabricmanager", std::string("#!/bin/sh\n"));
+  EXPECT_FALSE(has_cause(layer(run_doctor(t.view(), quick()), Layer::driver_userspace), "fabric_manager"));
+}
+
+TEST(DoctorScenario, NouveauHoldsTheGpu) {
+  FixtureTree t;
+  t.kernel_release("6.8.0-45-generic");
+  t.pci_gpu("0000:01:00.0", 0x2204);
+  t.write("/proc/modules", std::string("nouveau 1 0 - Live 0x0\n"));
+  t.write("/lib/modules/6.8.0-45-generic/updates/dkms/nvidia.ko.zst", std::string("x"));
+  Report r = run_doctor(t.view(), quick());
+  const auto& d = layer(r, Layer::driver);
+  EXPECT_EQ(d.verdict, Verdict::fail);
+  std::string text = dump(r);
+  EXPECT_NE(text.find("nouveau (the open-source driver) is loaded"), std::string::npos) << text;
+  EXPECT_NE(text.find("module file present: /lib/modules/6.8.0-45-generic/updates/dkms/nvidia.ko.zst"), std::string::npos) << text;
+}
+
+TEST(DoctorScenario, PtxOnlyBinaryNeedsANewerDriverThanInstalled) {
+  FixtureTree t;
+  healthy_machine(t, "570.26");  // JITs PTX up to ISA 8.7 (CUDA 12.8)
+  test::ElfSpec spec;
+  spec.sections.push_back({".nv_fatbin", 1, test::fatbin_container({{2, 80, 0x11, 1, 8, 64, 64}, {1, 80, 0x8011, 9, 0, 80, 64}})});
+  t.library("/opt/app/libkernels.so", spec);
+  DoctorOptions o = quick();
+  o.kernel_paths = {"/opt/app/libkernels.so"};
+  Report r = run_doctor(t.view(), o);  // H100 (9.0): no sm_90 SASS, compute_80 PTX with ISA 9.0
+  const auto& k = layer(r, Layer::kernel_image);
+  EXPECT_EQ(k.verdict, Verdict::fail) << dump(r);
+  EXPECT_TRUE(has_cause(k, "ptx_jit_too_old"));
+  EXPECT_NE(dump(r).find("needs >= 580.65.06"), std::string::npos) << dump(r);
+  healthy_machine_driver_only(t, "580.65.06");
+  Report ok = run_doctor(t.view(), o);
+  EXPECT_EQ(layer(ok, Layer::kernel_image).verdict, Verdict::warn) << dump(ok);  // runs, through JIT
 }
