@@ -82,6 +82,49 @@ void judge(ProbeContext& ctx, LayerReport& L, const FrameworkInfo& fi, bool aske
   }
 }
 
+// The framework's CUDA libraries as ld.so would load them from its own library (RUNPATH with
+// $ORIGIN pointing into the nvidia-* wheels, then LD_LIBRARY_PATH order rules): a missing
+// runtime or an older copy winning through LD_LIBRARY_PATH shows up here, before import fails.
+void check_needed(ProbeContext& ctx, LayerReport& L, const FrameworkInfo& fi) {
+  const std::string lib = fi.lib_dir + "/libtorch_cuda.so";
+  if (fi.lib_dir.empty() || !ctx.sys.exists(lib)) return;
+  auto req = ctx.loader.load_requester(lib);
+  if (!req) return;
+  for (const auto& name : req->elf.needed) {
+    if (!(name.starts_with("libcu") || name.starts_with("libnv") || name.starts_with("libnccl"))) continue;
+    Resolution r = ctx.loader.resolve(name, &*req);
+    if (!r.path) {
+      bool runtime = name.starts_with("libcudart");
+      auto& fd = L.add(Verdict::fail, path_basename(lib) + " (" + fi.package + " " + fi.version + ") needs " + name +
+                                          ", which the loader cannot find");
+      fd.cause_id = runtime ? "missing_runtime" : "missing_library";
+      for (const auto& s : r.steps)
+        if (s.source != "system dir") fd.evidence.push_back(s.source + ": " + s.dir + " (" + s.result + ")");
+      if (const Cause* c = ctx.kb.cause(fd.cause_id)) {
+        fd.cause = c->explanation;
+        fd.fixes = c->fixes;
+      }
+      continue;
+    }
+    if (r.via != "LD_LIBRARY_PATH" || !req->elf.has_runpath) continue;
+    // Would RUNPATH alone have found another copy? Then LD_LIBRARY_PATH overrides the wheel.
+    Requester runpath_only = *req;
+    SystemView::Env env = ctx.sys.environment();
+    env.erase("LD_LIBRARY_PATH");
+    SystemView without(ctx.sys.root(), env);
+    LoaderModel plain(without);
+    Resolution intended = plain.resolve(name, &runpath_only);
+    if (intended.path && ctx.sys.canonical(*intended.path) != ctx.sys.canonical(*r.path)) {
+      auto& fd = L.add(Verdict::warn, name + " for " + fi.package + " comes from LD_LIBRARY_PATH (" + *r.path +
+                                          ") instead of its own " + *intended.path);
+      fd.cause_id = "shadowed_library";
+      fd.cause = "LD_LIBRARY_PATH is searched before DT_RUNPATH, so a system copy replaces the one the wheel was "
+                 "built with (undefined versioned symbols, cuDNN version mismatch).";
+      fd.fixes = {"Remove " + path_dirname(*r.path) + " from LD_LIBRARY_PATH"};
+    }
+  }
+}
+
 }  // namespace
 
 LayerReport probe_frameworks(ProbeContext& ctx) {
@@ -126,6 +169,7 @@ LayerReport probe_frameworks(ProbeContext& ctx) {
         fi.nvidia_wheels = wheels;
         if (fi.package == "torch" && !fi.lib_dir.empty()) asked_sites.insert(path_dirname(path_dirname(fi.lib_dir)));
         judge(ctx, L, fi, true);
+        check_needed(ctx, L, fi);
         f.frameworks.push_back(std::move(fi));
       }
     }
@@ -140,6 +184,7 @@ LayerReport probe_frameworks(ProbeContext& ctx) {
       for (const auto& x : f.frameworks) dup |= x.lib_dir == fi->lib_dir;
       if (dup) continue;
       judge(ctx, L, *fi, false);
+      check_needed(ctx, L, *fi);
       f.frameworks.push_back(std::move(*fi));
     }
   }

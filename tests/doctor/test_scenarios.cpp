@@ -391,3 +391,29 @@ TEST(DoctorScenario, PtxOnlyBinaryNeedsANewerDriverThanInstalled) {
   Report ok = run_doctor(t.view(), o);
   EXPECT_EQ(layer(ok, Layer::kernel_image).verdict, Verdict::warn) << dump(ok);  // runs, through JIT
 }
+
+TEST(DoctorScenario, TorchRuntimeUnreachableAndShadowedThroughLdLibraryPath) {
+  FixtureTree t;
+  healthy_machine(t);
+  t.write("/usr/bin/python3", std::string("#!/bin/sh\nexit 1\n"));
+  const std::string site = "/usr/lib/python3.11/site-packages";
+  t.write(site + "/torch/version.py", std::string("__version__ = '2.4.1+cu121'\ncuda: Optional[str] = '12.1'\n"));
+  test::ElfSpec torch_cuda;
+  torch_cuda.needed = {"libcudart.so.12", "libnvJitLink.so.12", "libc10.so"};
+  torch_cuda.runpath = "$ORIGIN/../../nvidia/cuda_runtime/lib:$ORIGIN/../../nvidia/nvjitlink/lib:$ORIGIN";
+  t.library(site + "/torch/lib/libtorch_cuda.so", torch_cuda);
+  t.library(site + "/nvidia/nvjitlink/lib/libnvJitLink.so.12");
+  // No nvidia/cuda_runtime wheel: the CUDA 12 runtime is unreachable.
+  Report r = run_doctor(t.view(), quick());
+  const auto& fw = layer(r, Layer::framework);
+  EXPECT_EQ(fw.verdict, Verdict::fail) << dump(r);
+  EXPECT_TRUE(has_cause(fw, "missing_runtime")) << dump(r);
+  // With the runtime present but an old system nvJitLink on LD_LIBRARY_PATH (F032's situation).
+  t.library(site + "/nvidia/cuda_runtime/lib/libcudart.so.12");
+  t.library("/usr/local/cuda-12.1/lib64/libnvJitLink.so.12");
+  Report r2 = run_doctor(t.view({{"LD_LIBRARY_PATH", "/usr/local/cuda-12.1/lib64"}}), quick());
+  const auto& fw2 = layer(r2, Layer::framework);
+  EXPECT_FALSE(has_cause(fw2, "missing_runtime")) << dump(r2);
+  EXPECT_TRUE(has_cause(fw2, "shadowed_library")) << dump(r2);
+  EXPECT_NE(dump(r2).find("Remove /usr/local/cuda-12.1/lib64 from LD_LIBRARY_PATH"), std::string::npos) << dump(r2);
+}
