@@ -41,6 +41,30 @@ void run_implicit_gemm(const ConvProblem& p, float* x, float* w, float* y, float
     const tile::ImageOperand image{&geo, 0};
     const tile::FilterOperand filter{&geo, 0};
     float* yg = y + g * kg * p.ys[1];
+    // A 1x1, stride-1, unpadded convolution is a plain GEMM on the tensors as they lie: give
+    // the engine matrix views so it can use its in-place and fast packing paths.
+    const bool pointwise = p.filter_spatial() == 1 && p.unit_stride() && p.pad == std::array<int64_t, 3>{0, 0, 0};
+    const tile::MatrixView<float> filter_view{geo.w, geo.ws[0], geo.ws[1]};  // (kk, c)
+    if (pointwise && implicit_gemm_channels_last(p) && p.x_nhwc()) {
+      tile::GemmArgs<float> args;
+      args.m = kg, args.n = p.n * P, args.k = cg, args.alpha = alpha, args.beta = beta, args.c = yg, args.ldc = p.k;
+      args.a = filter_view;
+      args.b = {geo.x, 1, p.c};  // (c, pixel): channels contiguous, pixels every C
+      tile::gemm<Kernel>(args, p.threads, bs);
+      continue;
+    }
+    if (pointwise && implicit_gemm_pixels_first(p) && (p.in[0] * p.in[1] * p.in[2] == 1 || p.xs[4] == 1) &&
+        p.xs[3] == p.in[2] && p.xs[2] == p.in[1] * p.in[2]) {
+      for (int64_t img = 0; img < p.n; ++img) {
+        tile::GemmArgs<float> args;
+        args.m = P, args.n = kg, args.k = cg, args.alpha = alpha, args.beta = beta;
+        args.c = yg + img * p.ys[0], args.ldc = std::max<int64_t>(p.ys[1], P);
+        args.a = {geo.x + img * p.xs[0], 1, p.xs[1]};  // (pixel, c)
+        args.b = filter_view.transposed();             // (c, kk)
+        tile::gemm<Kernel>(args, p.threads, bs);
+      }
+      continue;
+    }
     if (implicit_gemm_channels_last(p)) {
       tile::gemm_operands<Kernel>(kg, p.n * P, geo.depth(), alpha, filter, image, beta, yg, p.k, p.threads, bs,
                                   tile::NoEpilogue{}, tile::PackPolicy{});
