@@ -28,6 +28,13 @@ struct MicroKernel {
     for (int j = 0; j < NR; ++j)
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) acc[j][v] = V::zero();
+    // The C tile is needed only after the k loop: start fetching it now (columns of a large C
+    // are a page apart and would otherwise miss at the end).
+#pragma GCC unroll 16
+    for (int j = 0; j < NR; ++j) {
+      __builtin_prefetch(c + j * ldc, 1);
+      __builtin_prefetch(c + j * ldc + mr - 1, 1);
+    }
 
 #pragma GCC unroll 4
     for (int64_t p = 0; p < kc; ++p) {
