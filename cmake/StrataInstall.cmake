@@ -14,6 +14,9 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/strataConfigVersion
   COMPATIBILITY SameMajorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/strataConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/strataConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/strata)
-string(REPLACE ";" " -l" _strata_libs "-l${_strata_targets}")
+# Dependents before their dependencies, for linkers that resolve in one pass (--as-needed).
+set(_strata_link_order ${_strata_targets})
+list(REVERSE _strata_link_order)
+string(REPLACE ";" " -l" _strata_libs "-l${_strata_link_order}")
 configure_file(cmake/strata.pc.in ${CMAKE_CURRENT_BINARY_DIR}/strata.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/strata.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
