@@ -2,7 +2,9 @@
 // same kernels, same order), on every ISA path and thread count; invalid types are rejected.
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cstring>
+#include <tuple>
 #include <random>
 #include <vector>
 
@@ -42,19 +44,75 @@ void check_narrow(DType t) {
 TEST(GemmEx, Bf16EqualsF32OfWidenedInputs) { check_narrow<bf16>(DType::bf16); }
 TEST(GemmEx, F16EqualsF32OfWidenedInputs) { check_narrow<f16>(DType::f16); }
 
+template <class A>
+void check_integer(DType a_type, A lo, A hi) {
+  for (Isa isa : {Isa::generic, Isa::avx2, Isa::avx512}) {
+    if (!isa_supported(isa)) continue;
+    for (int threads : {1, 2})
+      for (Op ta : {Op::N, Op::T})
+        for (Op tb : {Op::N, Op::T})
+          for (auto [m, n, k] : {std::tuple{17, 9, 1100}, std::tuple{40, 33, 513}, std::tuple{3, 70, 5}}) {
+            std::mt19937 rng(9);
+            std::vector<A> Av(size_t(m * k));
+            std::vector<int8_t> Bv(size_t(k * n));
+            // Half the entries at the extremes, to test exactness of the f32 path.
+            for (auto& v : Av) v = rng() % 2 ? (rng() % 2 ? lo : hi) : A(int(lo) + int(rng() % (int(hi) - int(lo) + 1)));
+            for (auto& v : Bv) v = rng() % 2 ? (rng() % 2 ? int8_t(-128) : int8_t(127)) : int8_t(int(rng() % 256) - 128);
+            const index_t lda = ta == Op::N ? m : k, ldb = tb == Op::N ? k : n;
+            std::vector<int32_t> C(size_t(m * n));
+            for (auto& v : C) v = int32_t(rng() % 2001) - 1000;
+            const std::vector<int32_t> C0 = C;
+            const int32_t alpha = 3, beta = -2;
+            Handle h;
+            h.set_isa(isa);
+            h.set_num_threads(threads);
+            gemm_ex(h, ta, tb, m, n, k, alpha, Av.data(), a_type, lda, Bv.data(), DType::i8, ldb, beta, C.data(), m);
+            for (index_t j = 0; j < n; ++j)
+              for (index_t i = 0; i < m; ++i) {
+                int64_t acc = 0;
+                for (index_t l = 0; l < k; ++l)
+                  acc += int64_t(ta == Op::N ? Av[size_t(i + l * lda)] : Av[size_t(l + i * lda)]) *
+                         int64_t(tb == Op::N ? Bv[size_t(l + j * ldb)] : Bv[size_t(j + l * ldb)]);
+                const int64_t want = alpha * acc + beta * int64_t(C0[size_t(i + j * m)]);
+                ASSERT_EQ(C[size_t(i + j * m)], int32_t(uint32_t(uint64_t(want))))
+                    << dtype_name(a_type) << " isa=" << isa_name(isa) << " i=" << i << " j=" << j << " k=" << k;
+              }
+          }
+  }
+}
+
+TEST(GemmEx, U8xS8ToS32IsExact) { check_integer<uint8_t>(DType::u8, 0, 255); }
+TEST(GemmEx, S8xS8ToS32IsExact) { check_integer<int8_t>(DType::i8, -128, 127); }
+
+TEST(GemmEx, IntegerBetaZeroDoesNotReadC) {
+  const int8_t a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1};
+  int32_t C[4] = {INT32_MIN, INT32_MAX, 77, -5};
+  gemm_ex(Handle{}, Op::N, Op::N, 2, 2, 2, int32_t(1), a, DType::i8, 2, b, DType::i8, 2, int32_t(0), C, 2);
+  EXPECT_EQ(C[0], 1);
+  EXPECT_EQ(C[3], 4);
+}
+
 TEST(GemmEx, RejectsBadTypes) {
   float C[4] = {};
+  int32_t Ci[4] = {};
   int8_t a[4] = {}, b[4] = {};
   try {
-    gemm_ex(Handle{}, Op::N, Op::N, 2, 2, 2, 1, a, DType::i8, 2, b, DType::i8, 2, 0, C, 2);
+    gemm_ex(Handle{}, Op::N, Op::N, 2, 2, 2, 1.0f, a, DType::i8, 2, b, DType::i8, 2, 0.0f, C, 2);
     FAIL();
   } catch (const Error& e) {
-    EXPECT_EQ(e.status(), Status::not_supported);
+    EXPECT_EQ(e.argument(), "a_type");
+  }
+  uint8_t ua[4] = {};
+  try {
+    gemm_ex(Handle{}, Op::N, Op::N, 2, 2, 2, int32_t(1), a, DType::i8, 2, ua, DType::u8, 2, int32_t(0), Ci, 2);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.argument(), "b_type");
   }
   bf16 x[4];
   f16 y[4];
   try {
-    gemm_ex(Handle{}, Op::N, Op::N, 2, 2, 2, 1, x, DType::bf16, 2, y, DType::f16, 2, 0, C, 2);
+    gemm_ex(Handle{}, Op::N, Op::N, 2, 2, 2, 1.0f, x, DType::bf16, 2, y, DType::f16, 2, 0.0f, C, 2);
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.argument(), "b_type");

@@ -2,7 +2,12 @@
 //   C (f32) := alpha * op(A) op(B) + beta * C, with A and B both f32, bf16 or f16.
 // Narrow inputs are widened exactly to f32 as they are packed and multiplied on the f32
 // kernels with f32 accumulation, so results equal the f32 GEMM of the widened inputs.
-// Integer inputs (u8/s8 → s32) are not provided yet and are rejected with not_supported.
+//
+// Integer GEMM (the int8 row of cublasGemmEx): C (i32) := alpha * op(A) op(B) + beta * C with
+// A u8 or i8, B i8, int32 alpha/beta. Exact, with int32 wrap-around on overflow as on the
+// hardware. On CPUs without int8 dot-product instructions it runs on the f32 kernels: each
+// product is < 2^15 and K is processed in chunks of 512, so every partial sum is an integer
+// below 2^24 and therefore exact in f32; chunks are accumulated in int32.
 #pragma once
 #include "strata/blas/handle.hpp"
 #include "strata/blas/types.hpp"
@@ -16,6 +21,10 @@ void gemm_ex(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_
 // The same with an explicit storage order for all three matrices.
 void gemm_ex(const Handle& h, Order order, Op transa, Op transb, index_t m, index_t n, index_t k, float alpha,
              const void* A, DType a_type, index_t lda, const void* B, DType b_type, index_t ldb, float beta, float* C,
+             index_t ldc);
+
+void gemm_ex(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, int32_t alpha, const void* A,
+             DType a_type, index_t lda, const void* B, DType b_type, index_t ldb, int32_t beta, int32_t* C,
              index_t ldc);
 
 }  // namespace strata::blas

@@ -2,6 +2,8 @@
 #include "strata/blas/gemm_ex.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <vector>
 
 #include "gemm_kernels.hpp"
 #include "strata/core/log.hpp"
@@ -20,7 +22,8 @@ void gemm_ex(const Handle& h, Order order, Op transa, Op transb, index_t m, inde
   check_arg(n >= 0, "n", "must be >= 0");
   check_arg(k >= 0, "k", "must be >= 0");
   if (dtype_info(a_type).is_integer || dtype_info(b_type).is_integer)
-    throw_error(Status::not_supported, "a_type", "integer gemm_ex (u8/s8 -> s32) is not implemented yet");
+    throw_error(Status::invalid_argument, "a_type",
+                "integer inputs need the int32 form of gemm_ex (int32 alpha, beta and C)");
   auto supported = [](DType t) { return t == DType::f32 || t == DType::bf16 || t == DType::f16; };
   check_arg(supported(a_type), "a_type", "must be f32, bf16 or f16");
   check_arg(b_type == a_type, "b_type", "must equal a_type");
@@ -43,7 +46,7 @@ void gemm_ex(const Handle& h, Order order, Op transa, Op transb, index_t m, inde
   detail::GemmCall<float> call{m, n, k, alpha, A, 1, lda, B, 1, ldb, beta, C, ldc, h.num_threads()};
   if (transa != Op::N) call.a_rs = lda, call.a_cs = 1;
   if (transb != Op::N) call.b_rs = ldb, call.b_cs = 1;
-  call.ab_type = a_type;
+  call.a_type = a_type, call.b_type = b_type;
   const auto kernel = detail::gemm_kernels<float>().select(h.isa());
   if (verbose(1))
     verbose_write("blas", cat("gemm_ex ", dtype_name(a_type), "x", dtype_name(b_type), "->f32 ", char(transa),
@@ -56,6 +59,61 @@ void gemm_ex(const Handle& h, Order order, Op transa, Op transb, index_t m, inde
 void gemm_ex(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, float alpha, const void* A,
              DType a_type, index_t lda, const void* B, DType b_type, index_t ldb, float beta, float* C, index_t ldc) {
   gemm_ex(h, Order::col_major, transa, transb, m, n, k, alpha, A, a_type, lda, B, b_type, ldb, beta, C, ldc);
+}
+
+void gemm_ex(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, int32_t alpha, const void* A,
+             DType a_type, index_t lda, const void* B, DType b_type, index_t ldb, int32_t beta, int32_t* C,
+             index_t ldc) {
+  auto valid_op = [](Op o) { return o == Op::N || o == Op::T || o == Op::C; };
+  check_arg(valid_op(transa), "transa", "must be Op::N, Op::T or Op::C");
+  check_arg(valid_op(transb), "transb", "must be Op::N, Op::T or Op::C");
+  check_arg(m >= 0, "m", "must be >= 0");
+  check_arg(n >= 0, "n", "must be >= 0");
+  check_arg(k >= 0, "k", "must be >= 0");
+  check_arg(a_type == DType::u8 || a_type == DType::i8, "a_type", "must be u8 or i8 for the integer GEMM");
+  check_arg(b_type == DType::i8, "b_type", "must be i8 for the integer GEMM");
+  check_arg(lda >= std::max<index_t>(1, transa == Op::N ? m : k), "lda", "is smaller than the stored rows of A");
+  check_arg(ldb >= std::max<index_t>(1, transb == Op::N ? k : n), "ldb", "is smaller than the stored rows of B");
+  check_arg(ldc >= std::max<index_t>(1, m), "ldc", "is smaller than the stored rows of C");
+  if (m == 0 || n == 0) return;
+  check_arg(C != nullptr, "C", "must not be null");
+  const bool product = k > 0 && alpha != 0;
+  if (product) {
+    check_arg(A != nullptr, "A", "must not be null");
+    check_arg(B != nullptr, "B", "must not be null");
+  }
+  // Wrap-around arithmetic, as int32 hardware does (signed overflow is undefined in C++).
+  auto wrap = [](int64_t v) { return int32_t(uint32_t(uint64_t(v))); };
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = 0; i < m; ++i) {
+      int32_t& c = C[i + j * ldc];
+      c = beta == 0 ? 0 : wrap(int64_t(beta) * c);
+    }
+  if (!product) return;
+  const auto kernel = detail::gemm_kernels<float>().select(h.isa());
+  if (verbose(1))
+    verbose_write("blas", cat("gemm_ex ", dtype_name(a_type), "x", dtype_name(b_type), "->i32 ", char(transa),
+                              char(transb), " m=", m, " n=", n, " k=", k, " kernel='", kernel.info().name,
+                              "' (no int8 dot-product kernel for isa=", isa_name(h.isa()),
+                              ": exact f32 products in K chunks of 512, int32 accumulation)"));
+  constexpr index_t chunk = 512;  // 512 * 255 * 128 < 2^24: every partial sum is exact in f32
+  std::vector<float> part(std::size_t(m) * std::size_t(n));
+  const std::size_t a_elem = 1, b_elem = 1;
+  for (index_t k0 = 0; k0 < k; k0 += chunk) {
+    const index_t kk = std::min(chunk, k - k0);
+    const auto* a0 = static_cast<const unsigned char*>(A) + a_elem * std::size_t(transa == Op::N ? k0 * lda : k0);
+    const auto* b0 = static_cast<const unsigned char*>(B) + b_elem * std::size_t(transb == Op::N ? k0 : k0 * ldb);
+    detail::GemmCall<float> call{m, n, kk, 1.0f, a0, 1, lda, b0, 1, ldb, 0.0f, part.data(), m, h.num_threads()};
+    if (transa != Op::N) call.a_rs = lda, call.a_cs = 1;
+    if (transb != Op::N) call.b_rs = ldb, call.b_cs = 1;
+    call.a_type = a_type, call.b_type = b_type;
+    kernel.run(call);
+    for (index_t j = 0; j < n; ++j)
+      for (index_t i = 0; i < m; ++i) {
+        int32_t& c = C[i + j * ldc];
+        c = wrap(int64_t(c) + int64_t(alpha) * int64_t(part[std::size_t(i + j * m)]));
+      }
+  }
 }
 
 }  // namespace strata::blas

@@ -15,7 +15,7 @@ template <class T>
 struct GemmCall {
   int64_t m, n, k;
   T alpha;
-  const void* a;       // elements of type ab_type (T unless a mixed-precision call)
+  const void* a;       // elements of type a_type (T unless a mixed-precision call)
   int64_t a_rs, a_cs;  // op(A)(i, p) = a[i * a_rs + p * a_cs]
   const void* b;
   int64_t b_rs, b_cs;  // op(B)(p, j) = b[p * b_rs + j * b_cs]
@@ -28,8 +28,9 @@ struct GemmCall {
   std::size_t epilogue_count = 0;
   // Operand handling: automatic by shape, or forced by an Lt algorithm choice.
   enum class Packing : uint8_t { automatic, pack_both, stream_b, stream_a } packing = Packing::automatic;
-  // Stored type of A and B: T, or bf16/f16 with T = float (converted while packing).
-  DType ab_type = dtype_of_v<T>;
+  // Stored types of A and B: T, or (with T = float) bf16/f16 pairs or u8/i8 x i8, converted
+  // exactly while packing.
+  DType a_type = dtype_of_v<T>, b_type = dtype_of_v<T>;
 };
 
 struct GemmKernelInfo {

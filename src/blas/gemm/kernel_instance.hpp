@@ -30,30 +30,32 @@ struct KernelInstance {
     return bs;
   }
 
-  template <class S>
+  template <class SA, class SB = SA>
   static void run_typed(const GemmCall<T>& c) {
-    tile::GemmArgs<T, S, S> g;
+    tile::GemmArgs<T, SA, SB> g;
     g.m = c.m, g.n = c.n, g.k = c.k, g.alpha = c.alpha, g.beta = c.beta, g.c = c.c, g.ldc = c.ldc;
-    g.a = {static_cast<const S*>(c.a), c.a_rs, c.a_cs};
-    g.b = {static_cast<const S*>(c.b), c.b_rs, c.b_cs};
+    g.a = {static_cast<const SA*>(c.a), c.a_rs, c.a_cs};
+    g.b = {static_cast<const SB*>(c.b), c.b_rs, c.b_cs};
     std::optional<tile::PackPolicy> policy;
     using P = typename GemmCall<T>::Packing;
     if (c.packing == P::pack_both) policy = tile::PackPolicy{true, true};
     if (c.packing == P::stream_b) policy = tile::PackPolicy{true, false};
     if (c.packing == P::stream_a) policy = tile::PackPolicy{false, true};
     if (c.epilogue_count == 0) {
-      tile::gemm<Kernel, tile::NoEpilogue, S, S>(g, c.threads, blocks(), tile::NoEpilogue{}, policy);
+      tile::gemm<Kernel, tile::NoEpilogue, SA, SB>(g, c.threads, blocks(), tile::NoEpilogue{}, policy);
     } else {
       tile::EpilogueProgram<T> program{c.epilogue, c.epilogue_count};
-      tile::gemm<Kernel, tile::EpilogueProgram<T>, S, S>(g, c.threads, blocks(), program, policy);
+      tile::gemm<Kernel, tile::EpilogueProgram<T>, SA, SB>(g, c.threads, blocks(), program, policy);
     }
   }
 
   static void run(const GemmCall<T>& c) {
     if constexpr (std::is_same_v<T, float>) {
-      // Mixed precision: narrow inputs are widened to f32 while packing (exact for bf16/f16).
-      if (c.ab_type == DType::bf16) return run_typed<bf16>(c);
-      if (c.ab_type == DType::f16) return run_typed<f16>(c);
+      // Mixed precision: narrow inputs are widened to f32 while packing (exact for all of these).
+      if (c.a_type == DType::bf16) return run_typed<bf16>(c);
+      if (c.a_type == DType::f16) return run_typed<f16>(c);
+      if (c.a_type == DType::u8) return run_typed<uint8_t, int8_t>(c);
+      if (c.a_type == DType::i8) return run_typed<int8_t, int8_t>(c);
     }
     run_typed<T>(c);
   }
