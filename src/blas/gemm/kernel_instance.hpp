@@ -2,12 +2,14 @@
 // kernels_<isa>.cpp files, after they define STRATA_KERNEL_ISA through their compile flags.
 #pragma once
 #include <optional>
+#include <string>
 
 #include "gemm_kernels.hpp"
 #include "strata/core/cpu.hpp"
 #include "strata/core/env.hpp"
 #include "strata/tile/epilogue.hpp"
 #include "strata/tile/gemm.hpp"
+#include "strata/tile/kernel_configs.hpp"
 #include "strata/tile/microkernel.hpp"
 
 namespace strata::blas::detail {
@@ -60,13 +62,15 @@ struct KernelInstance {
     run_typed<T>(c);
   }
 
-  static GemmKernel<T> entry(const char* name) {
-    static const char* stored_name = name;
+  // The registry entry; its name ("avx2 f32 16x6") is derived from the kernel itself.
+  static GemmKernel<T> entry() {
     GemmKernel<T> k;
     k.run = &run;
     k.info = [] {
+      static const std::string name = std::string(tile::kernel_isa_name) + (sizeof(T) == 4 ? " f32 " : " f64 ") +
+                                      std::to_string(Kernel::mr) + "x" + std::to_string(Kernel::nr);
       const tile::BlockSizes& bs = blocks();
-      return GemmKernelInfo{stored_name, Kernel::mr, Kernel::nr, bs.mc, bs.kc, bs.nc};
+      return GemmKernelInfo{name.c_str(), Kernel::mr, Kernel::nr, bs.mc, bs.kc, bs.nc};
     };
     return k;
   }

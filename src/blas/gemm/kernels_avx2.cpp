@@ -5,10 +5,10 @@
 namespace strata::blas::detail {
 
 GemmKernel<float> gemm_f32_avx2() {
-  return KernelInstance<tile::KernelF32>::entry("avx2 f32 16x6");
+  return KernelInstance<tile::KernelF32>::entry();
 }
 GemmKernel<double> gemm_f64_avx2() {
-  return KernelInstance<tile::KernelF64>::entry("avx2 f64 8x6");
+  return KernelInstance<tile::KernelF64>::entry();
 }
 
 }  // namespace strata::blas::detail

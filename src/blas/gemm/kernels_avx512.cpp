@@ -5,10 +5,10 @@
 namespace strata::blas::detail {
 
 GemmKernel<float> gemm_f32_avx512() {
-  return KernelInstance<tile::KernelF32>::entry("avx512 f32 32x12");
+  return KernelInstance<tile::KernelF32>::entry();
 }
 GemmKernel<double> gemm_f64_avx512() {
-  return KernelInstance<tile::KernelF64>::entry("avx512 f64 16x12");
+  return KernelInstance<tile::KernelF64>::entry();
 }
 
 }  // namespace strata::blas::detail

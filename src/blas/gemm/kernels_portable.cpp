@@ -5,10 +5,10 @@
 namespace strata::blas::detail {
 
 GemmKernel<float> gemm_f32_portable() {
-  return KernelInstance<tile::KernelF32>::entry("portable f32 8x4");
+  return KernelInstance<tile::KernelF32>::entry();
 }
 GemmKernel<double> gemm_f64_portable() {
-  return KernelInstance<tile::KernelF64>::entry("portable f64 4x4");
+  return KernelInstance<tile::KernelF64>::entry();
 }
 
 }  // namespace strata::blas::detail
