@@ -91,8 +91,15 @@ TYPED_TEST(Level3, SymmHemmBothSides) {
             std::vector<T> C(size_t(ldc * n), T(std::numeric_limits<double>::quiet_NaN()));  // beta = 0: not read
             const T alpha = T(1.5);
             auto out = run_threads<T>(C, [&](blas::Handle& h, std::vector<T>& c) {
-              if (herm) blas::hemm<T>(h, Side(sd), Uplo(ul), m, n, alpha, A.data(), lda, B.data(), ldc, T(0), c.data(), ldc);
-              else blas::symm<T>(h, Side(sd), Uplo(ul), m, n, alpha, A.data(), lda, B.data(), ldc, T(0), c.data(), ldc);
+              // hemm exists for complex types only: the branch must not even be instantiated for
+              // real ones (unoptimised builds keep the reference and fail to link).
+              if constexpr (is_cplx<T>) {
+                if (herm) {
+                  blas::hemm<T>(h, Side(sd), Uplo(ul), m, n, alpha, A.data(), lda, B.data(), ldc, T(0), c.data(), ldc);
+                  return;
+                }
+              }
+              blas::symm<T>(h, Side(sd), Uplo(ul), m, n, alpha, A.data(), lda, B.data(), ldc, T(0), c.data(), ldc);
             });
             const Dense<T> a = expand(Store::full, herm ? 'h' : 's', A.data(), na, na - 1, lda, ul == 'U');
             const Dense<T> b = from_general(B.data(), m, n, ldc);
