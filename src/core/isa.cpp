@@ -55,17 +55,21 @@ static Isa checked(Isa want, const char* source) {
 Isa active_isa() {
   int o = g_override.load(std::memory_order_relaxed);
   if (o >= 0) return Isa(o);
-  static const std::optional<Isa> from_env = []() -> std::optional<Isa> {
-    auto v = env_string("STRATA_ISA");
-    if (!v) return std::nullopt;
-    auto isa = parse_isa(*v);
-    if (!isa) return std::nullopt;  // reported below, on every call, so it is never silent
-    return isa;
+  // STRATA_ISA is read once (this runs on every BLAS call); a bad value is reported on every call.
+  struct FromEnv {
+    std::optional<std::string> raw;
+    std::optional<Isa> isa;
+  };
+  static const FromEnv env = [] {
+    FromEnv e;
+    e.raw = env_string("STRATA_ISA");
+    if (e.raw) e.isa = parse_isa(*e.raw);
+    return e;
   }();
-  if (auto v = env_string("STRATA_ISA"); v && !from_env)
+  if (env.raw && !env.isa)
     throw_error(Status::invalid_argument, "STRATA_ISA",
-                "unknown ISA '" + *v + "' (expected avx512, avx2 or generic)");
-  if (from_env) return checked(*from_env, "STRATA_ISA");
+                "unknown ISA '" + *env.raw + "' (expected avx512, avx2 or generic)");
+  if (env.isa) return checked(*env.isa, "STRATA_ISA");
   return best_isa();
 }
 
