@@ -71,8 +71,11 @@ void conj_in_place(T* x, int n, int inc) {
   for (int i = 0; i < n; ++i) base[std::ptrdiff_t(i) * inc] = conj_value(base[std::ptrdiff_t(i) * inc]);
 }
 
-// Scalars arrive by value (real) or through a pointer (complex, as void*).
-template <class T>
-T scalar(const void* p) { return *static_cast<const T*>(p); }
+// CBLAS passes complex arrays and scalars as void*: typed views of them, used by every level.
+template <class T> const T* cp(const void* p) { return static_cast<const T*>(p); }
+template <class T> T* mp(void* p) { return static_cast<T*>(p); }
+// Scalars arrive by value (real) or through a pointer (complex).
+template <class T> T val(T v) { return v; }
+template <class T> T val(const void* p) { return *static_cast<const T*>(p); }
 
 }  // namespace strata::capi::cblas

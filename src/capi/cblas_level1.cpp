@@ -8,8 +8,8 @@ using strata::capi::handle;
 using I = int;
 using c64 = blas::c64;
 using c128 = blas::c128;
-template <class T> const T* cp(const void* p) { return static_cast<const T*>(p); }
-template <class T> T* mp(void* p) { return static_cast<T*>(p); }
+using strata::capi::cblas::cp;
+using strata::capi::cblas::mp;
 }  // namespace
 
 extern "C" {
@@ -52,17 +52,12 @@ void cblas_drotm(const I n, double* x, const I incx, double* y, const I incy, co
     blas::copy<T>(handle(), n, cp<T>(x), incx, mp<T>(y), incy);                                      \
   }                                                                                                  \
   void cblas_##p##axpy(const I n, ALPHA alpha, CV x, const I incx, V y, const I incy) {              \
-    blas::axpy<T>(handle(), n, capi::cblas::scalar_arg<T>(alpha), cp<T>(x), incx, mp<T>(y), incy);   \
+    blas::axpy<T>(handle(), n, capi::cblas::val<T>(alpha), cp<T>(x), incx, mp<T>(y), incy);   \
   }                                                                                                  \
   void cblas_##p##scal(const I n, ALPHA alpha, V x, const I incx) {                                  \
-    blas::scal<T>(handle(), n, capi::cblas::scalar_arg<T>(alpha), mp<T>(x), incx);                   \
+    blas::scal<T>(handle(), n, capi::cblas::val<T>(alpha), mp<T>(x), incx);                   \
   }
 }  // extern "C"
-
-namespace strata::capi::cblas {
-template <class T> T scalar_arg(T v) { return v; }
-template <class T> T scalar_arg(const void* p) { return *static_cast<const T*>(p); }
-}  // namespace strata::capi::cblas
 
 extern "C" {
 STRATA_CBLAS_UPDATES(s, float, float*, const float*, const float)

@@ -205,10 +205,6 @@ using namespace strata::capi::cblas;
 using strata::capi::c64;
 using strata::capi::c128;
 using I = int;
-template <class T> const T* cp(const void* p) { return static_cast<const T*>(p); }
-template <class T> T* mp(void* p) { return static_cast<T*>(p); }
-template <class T> T val(T v) { return v; }
-template <class T> T val(const void* p) { return *static_cast<const T*>(p); }
 }  // namespace
 
 extern "C" {
