@@ -12,9 +12,22 @@ template <class T>
 bool is_zero(T v) { return v == T(0); }
 
 template <class T>
-void check_gemm_args(Op transa, Op transb, index_t m, index_t n, index_t k, const T* A, index_t lda,
-                     const T* B, index_t ldb, const T* C, index_t ldc, Order order) {
+void check_gemm_pointers(index_t m, index_t n, index_t k, const T* A, const T* B, const T* C) {
+  if (m > 0 && n > 0) check_arg(C != nullptr, "C", "must not be null");
+  if (m > 0 && n > 0 && k > 0) {
+    check_arg(A != nullptr, "A", "must not be null");
+    check_arg(B != nullptr, "B", "must not be null");
+  }
+}
+
+}  // namespace
+
+namespace detail {
+
+void check_gemm_shape(Order order, Op transa, Op transb, index_t m, index_t n, index_t k, index_t lda, index_t ldb,
+                      index_t ldc) {
   auto valid_op = [](Op o) { return o == Op::N || o == Op::T || o == Op::C; };
+  check_arg(order == Order::col_major || order == Order::row_major, "order", "must be col_major or row_major");
   check_arg(valid_op(transa), "transa", "must be Op::N, Op::T or Op::C");
   check_arg(valid_op(transb), "transb", "must be Op::N, Op::T or Op::C");
   check_arg(m >= 0, "m", "must be >= 0");
@@ -28,20 +41,15 @@ void check_gemm_args(Op transa, Op transb, index_t m, index_t n, index_t k, cons
   check_arg(lda >= std::max<index_t>(1, a_rows), "lda", "is smaller than the stored rows of A");
   check_arg(ldb >= std::max<index_t>(1, b_rows), "ldb", "is smaller than the stored rows of B");
   check_arg(ldc >= std::max<index_t>(1, c_rows), "ldc", "is smaller than the stored rows of C");
-  if (m > 0 && n > 0) check_arg(C != nullptr, "C", "must not be null");
-  if (m > 0 && n > 0 && k > 0) {
-    check_arg(A != nullptr, "A", "must not be null");
-    check_arg(B != nullptr, "B", "must not be null");
-  }
 }
 
-}  // namespace
+}  // namespace detail
 
 template <class T>
 void gemm(const Handle& h, Order order, Op transa, Op transb, index_t m, index_t n, index_t k, T alpha,
           const T* A, index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
-  check_arg(order == Order::col_major || order == Order::row_major, "order", "must be col_major or row_major");
-  check_gemm_args(transa, transb, m, n, k, A, lda, B, ldb, C, ldc, order);
+  detail::check_gemm_shape(order, transa, transb, m, n, k, lda, ldb, ldc);
+  check_gemm_pointers(m, n, k, A, B, C);
   if (m == 0 || n == 0 || ((is_zero(alpha) || k == 0) && beta == T(1))) return;
   if (order == Order::row_major) {
     // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands.

@@ -6,6 +6,11 @@
 
 namespace strata::blas::detail {
 
+// The GEMM-family argument checks shared by gemm and gemm_ex (op values, sizes, leading
+// dimensions for the given storage order); throws strata::Error naming the argument.
+void check_gemm_shape(Order order, Op transa, Op transb, index_t m, index_t n, index_t k, index_t lda, index_t ldb,
+                      index_t ldc);
+
 template <class T>
 void gemm_dispatch(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, T alpha,
                    const T* A, index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "gemm_dispatch.hpp"
 #include "gemm_kernels.hpp"
 #include "strata/core/log.hpp"
 #include "strata/core/status.hpp"
@@ -14,13 +15,7 @@ namespace strata::blas {
 void gemm_ex(const Handle& h, Order order, Op transa, Op transb, index_t m, index_t n, index_t k, float alpha,
              const void* A, DType a_type, index_t lda, const void* B, DType b_type, index_t ldb, float beta, float* C,
              index_t ldc) {
-  auto valid_op = [](Op o) { return o == Op::N || o == Op::T || o == Op::C; };
-  check_arg(order == Order::col_major || order == Order::row_major, "order", "must be col_major or row_major");
-  check_arg(valid_op(transa), "transa", "must be Op::N, Op::T or Op::C");
-  check_arg(valid_op(transb), "transb", "must be Op::N, Op::T or Op::C");
-  check_arg(m >= 0, "m", "must be >= 0");
-  check_arg(n >= 0, "n", "must be >= 0");
-  check_arg(k >= 0, "k", "must be >= 0");
+  detail::check_gemm_shape(order, transa, transb, m, n, k, lda, ldb, ldc);
   if (dtype_info(a_type).is_integer || dtype_info(b_type).is_integer)
     throw_error(Status::invalid_argument, "a_type",
                 "integer inputs need the int32 form of gemm_ex (int32 alpha, beta and C)");
@@ -28,11 +23,6 @@ void gemm_ex(const Handle& h, Order order, Op transa, Op transb, index_t m, inde
   check_arg(supported(a_type), "a_type", "must be f32, bf16 or f16");
   check_arg(b_type == a_type, "b_type", "must equal a_type");
   const bool col = order == Order::col_major;
-  const index_t a_rows = (transa == Op::N) == col ? m : k;
-  const index_t b_rows = (transb == Op::N) == col ? k : n;
-  check_arg(lda >= std::max<index_t>(1, a_rows), "lda", "is smaller than the stored rows of A");
-  check_arg(ldb >= std::max<index_t>(1, b_rows), "ldb", "is smaller than the stored rows of B");
-  check_arg(ldc >= std::max<index_t>(1, col ? m : n), "ldc", "is smaller than the stored rows of C");
   if (m == 0 || n == 0) return;
   check_arg(C != nullptr, "C", "must not be null");
   if (k > 0 && alpha != 0.0f) {
@@ -64,17 +54,9 @@ void gemm_ex(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_
 void gemm_ex(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, int32_t alpha, const void* A,
              DType a_type, index_t lda, const void* B, DType b_type, index_t ldb, int32_t beta, int32_t* C,
              index_t ldc) {
-  auto valid_op = [](Op o) { return o == Op::N || o == Op::T || o == Op::C; };
-  check_arg(valid_op(transa), "transa", "must be Op::N, Op::T or Op::C");
-  check_arg(valid_op(transb), "transb", "must be Op::N, Op::T or Op::C");
-  check_arg(m >= 0, "m", "must be >= 0");
-  check_arg(n >= 0, "n", "must be >= 0");
-  check_arg(k >= 0, "k", "must be >= 0");
+  detail::check_gemm_shape(Order::col_major, transa, transb, m, n, k, lda, ldb, ldc);
   check_arg(a_type == DType::u8 || a_type == DType::i8, "a_type", "must be u8 or i8 for the integer GEMM");
   check_arg(b_type == DType::i8, "b_type", "must be i8 for the integer GEMM");
-  check_arg(lda >= std::max<index_t>(1, transa == Op::N ? m : k), "lda", "is smaller than the stored rows of A");
-  check_arg(ldb >= std::max<index_t>(1, transb == Op::N ? k : n), "ldb", "is smaller than the stored rows of B");
-  check_arg(ldc >= std::max<index_t>(1, m), "ldc", "is smaller than the stored rows of C");
   if (m == 0 || n == 0) return;
   check_arg(C != nullptr, "C", "must not be null");
   const bool product = k > 0 && alpha != 0;
