@@ -22,7 +22,9 @@ void gemm(int layout, int ta, int tb, I m, I n, I k, T alpha, const T* a, I lda,
   const char ca = trans_char(ta);
   if (!ca) return bad_enum<T>(2, "gemm", "TransA", ta);
   const char cb = trans_char(tb);
-  if (!cb) return bad_enum<T>(3, "gemm", "TransB", tb);
+  // The reference reports a bad row-major TransB as parameter 2 (its row-major branch passes
+  // 2 for both operations, and cblas_xerbla does not remap 2 for gemm).
+  if (!cb) return bad_enum<T>(row ? 2 : 3, "gemm", "TransB", tb);
   if (row) f77::gemm<T>(cb, ca, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc);
   else f77::gemm<T>(ca, cb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
@@ -64,7 +66,9 @@ void rank_k(int layout, int uplo, int trans, I n, I k, T alpha, const T* a, I ld
   const bool row = layout == kRowMajor;
   RowMajorStrg = row;
   const char ul = uplo_char(uplo, row);
-  if (!ul) return bad_enum<T>(2, routine, "Uplo", uplo);
+  // The reference's row-major branch of syrk, syr2k and herk (not her2k) reports a bad Uplo
+  // as 3; capi.cblas_errors_match_reference pins this down.
+  if (!ul) return bad_enum<T>(row && !(Herm && rank2) ? 3 : 2, routine, "Uplo", uplo);
   const char tr = row ? row_major_rank_k_trans<T, Herm>(trans) : trans_char(trans);
   if (!tr) return bad_enum<T>(3, routine, "Trans", trans);
   if constexpr (Herm) {
