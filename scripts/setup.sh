@@ -10,6 +10,8 @@ packages=(
   libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   # BLAS conformance: reference BLAS, its netlib test programs, LAPACK on top, gfortran for the ABI tests
   gfortran libblas3 libblas-dev libblas-test liblapack3
+  # Debian's NumPy and SciPy (they link libblas.so.3), run on the drop-in by a test
+  python3-numpy python3-scipy
   # peers measured side by side by `strata bench` (loaded with dlopen; optional at run time)
   libopenblas0-pthread libblis4-pthread libdnnl-dev libxsmm-dev
   # sanitizer runtimes and clang for the fuzzers
