@@ -187,6 +187,94 @@ TYPED_TEST(Level2, SymmetricHermitianProductsAndUpdates) {
   }
 }
 
+// Long symmetric/triangular sweeps are cut into column chunks run on several threads
+// (common/parallel.hpp): above the chunk size the results must still be right and bitwise
+// the same for 1 and 2 threads.
+TYPED_TEST(Level2, ChunkedSweepsAreCorrectAndIndependentOfThreads) {
+  using T = TypeParam;
+  constexpr bool herm = is_cplx<T>;
+  const int64_t n = 600;  // three chunks of 256 columns
+  for (Store s : {Store::full, Store::band, Store::packed})
+    for (char ul : {'U', 'L'}) {
+      const int64_t k = s == Store::band ? 300 : n - 1, lda = s == Store::full ? n + 1 : k + 2;
+      auto A = random_values<T>(size_t(lda * n + n * n), 41);
+      for (auto& v : A) v *= T(1.0 / double(n));
+      auto x = random_values<T>(size_t(n), 42), y = random_values<T>(size_t(n), 43);
+      const Uplo u = Uplo(ul);
+      auto run = [&](int threads, auto&& call) {
+        blas::Handle h;
+        h.set_num_threads(threads);
+        return call(h);
+      };
+      // symv / hemv family.
+      auto product = [&](blas::Handle& h) {
+        auto ys = y;
+        const T alpha = T(0.75), beta = T(-1.5);
+        if constexpr (herm) {
+          if (s == Store::full) blas::hemv<T>(h, u, n, alpha, A.data(), lda, x.data(), 1, beta, ys.data(), 1);
+          if (s == Store::band) blas::hbmv<T>(h, u, n, k, alpha, A.data(), lda, x.data(), 1, beta, ys.data(), 1);
+          if (s == Store::packed) blas::hpmv<T>(h, u, n, alpha, A.data(), x.data(), 1, beta, ys.data(), 1);
+        } else {
+          if (s == Store::full) blas::symv<T>(h, u, n, alpha, A.data(), lda, x.data(), 1, beta, ys.data(), 1);
+          if (s == Store::band) blas::sbmv<T>(h, u, n, k, alpha, A.data(), lda, x.data(), 1, beta, ys.data(), 1);
+          if (s == Store::packed) blas::spmv<T>(h, u, n, alpha, A.data(), x.data(), 1, beta, ys.data(), 1);
+        }
+        return ys;
+      };
+      const auto y1 = run(1, product), y2 = run(2, product);
+      EXPECT_EQ(0, std::memcmp(y1.data(), y2.data(), y1.size() * sizeof(T))) << "symv/hemv threads";
+      const Dense<T> a = expand(s, herm ? 'h' : 's', A.data(), n, k, lda, ul == 'U');
+      for (int64_t i = 0; i < n; ++i) {
+        wide_t<T> want = widen(T(-1.5)) * widen(y[size_t(i)]);
+        for (int64_t p = 0; p < n; ++p) want += widen(T(0.75)) * a(i, p) * widen(x[size_t(p)]);
+        expect_close(y1[size_t(i)], want, 4.0, tolerance<T>(n), "chunked symv/hemv");
+      }
+      // trmv family, every op.
+      for (char op : {'N', 'T', 'C'}) {
+        auto tri = [&](blas::Handle& h) {
+          auto xs = x;
+          if (s == Store::full) blas::trmv<T>(h, u, Op(op), Diag::non_unit, n, A.data(), lda, xs.data(), 1);
+          if (s == Store::band) blas::tbmv<T>(h, u, Op(op), Diag::non_unit, n, k, A.data(), lda, xs.data(), 1);
+          if (s == Store::packed) blas::tpmv<T>(h, u, Op(op), Diag::non_unit, n, A.data(), xs.data(), 1);
+          return xs;
+        };
+        const auto x1 = run(1, tri), x2 = run(2, tri);
+        EXPECT_EQ(0, std::memcmp(x1.data(), x2.data(), x1.size() * sizeof(T))) << "trmv threads op " << op;
+        const Dense<T> oa = apply_op(op, expand(s, 't', A.data(), n, k, lda, ul == 'U', false));
+        for (int64_t i = 0; i < n; i += 7) {
+          wide_t<T> want = 0;
+          for (int64_t p = 0; p < n; ++p) want += oa(i, p) * widen(x[size_t(p)]);
+          expect_close(x1[size_t(i)], want, 8.0, tolerance<T>(n), "chunked trmv");
+        }
+      }
+      // Rank-2 updates (columns are independent; chunks only change who computes them).
+      if (s == Store::band) continue;
+      auto update = [&](blas::Handle& h) {
+        auto a2 = A;
+        if constexpr (herm) {
+          if (s == Store::full) blas::her2<T>(h, u, n, T(0.5), x.data(), 1, y.data(), 1, a2.data(), lda);
+          else blas::hpr2<T>(h, u, n, T(0.5), x.data(), 1, y.data(), 1, a2.data());
+        } else {
+          if (s == Store::full) blas::syr2<T>(h, u, n, T(0.5), x.data(), 1, y.data(), 1, a2.data(), lda);
+          else blas::spr2<T>(h, u, n, T(0.5), x.data(), 1, y.data(), 1, a2.data());
+        }
+        return a2;
+      };
+      const auto a1 = run(1, update), a2 = run(2, update);
+      EXPECT_EQ(0, std::memcmp(a1.data(), a2.data(), a1.size() * sizeof(T))) << "syr2/her2 threads";
+      const Dense<T> d0 = expand(s, herm ? 'h' : 's', A.data(), n, k, lda, ul == 'U');
+      const Dense<T> d1 = expand(s, herm ? 'h' : 's', a1.data(), n, k, lda, ul == 'U');
+      for (int64_t j = 0; j < n; j += 5)
+        for (int64_t i = 0; i < n; i += 3) {
+          const wide_t<T> al = widen(T(0.5)), xi = widen(x[size_t(i)]), xj = widen(x[size_t(j)]);
+          const wide_t<T> yi = widen(y[size_t(i)]), yj = widen(y[size_t(j)]);
+          wide_t<T> want = herm ? d0(i, j) + al * xi * cj(yj) + cj(al) * yi * cj(xj) : d0(i, j) + al * (xi * yj + yi * xj);
+          if (herm && i == j) want = wide_t<T>(std::real(want));
+          expect_close(T(d1(i, j)), want, 4.0, tolerance<T>(2), "chunked syr2/her2");
+        }
+    }
+}
+
 TYPED_TEST(Level2, InvalidArgumentsThrowNamingTheArgumentAndWriteNothing) {
   using T = TypeParam;
   blas::Handle h;

@@ -1,6 +1,7 @@
 // Rank-1 and rank-2 updates: ger/geru/gerc (general), syr/spr/syr2/spr2 (symmetric) and
 // her/hpr/her2/hpr2 (Hermitian). Each column of A receives axpy updates on its stored
-// segment; ger splits columns across threads (columns are independent).
+// segment. Columns are independent, so threads split them (ger: contiguous ranges; the
+// triangular updates: the balanced column chunks of common/parallel.hpp).
 #include "../common/checks.hpp"
 #include "../common/dense_vector.hpp"
 #include "../common/parallel.hpp"
@@ -47,13 +48,13 @@ void symmetric_update(const Handle& h, const TriStorage<T>& A, T alpha, const T*
   const T* yd = yv.data();
   const bool rank2 = y != nullptr;
   auto axpy = vec_kernels<T>(h.isa()).axpy;
-  for (index_t j = 0; j < n; ++j) {
+  auto column = [&](index_t j) {
     const T t1 = alpha * conj_if(Herm, yd[j]);                  // multiplies column x
     const T t2 = rank2 ? conj_if(Herm, alpha * xd[j]) : T(0);   // multiplies column y
     T* dj = A.at(j, j);
     if (xd[j] == T(0) && (!rank2 || yd[j] == T(0))) {
       if constexpr (Herm) *dj = T(real_part(*dj));
-      continue;
+      return;
     }
     // The off-diagonal segment, then the diagonal element on its own.
     const index_t lo = A.upper ? A.first(j) : j + 1, hi = A.upper ? j - 1 : A.last(j);
@@ -64,7 +65,10 @@ void symmetric_update(const Handle& h, const TriStorage<T>& A, T alpha, const T*
     const T d = xd[j] * t1 + (rank2 ? yd[j] * t2 : T(0));
     if constexpr (Herm) *dj = T(real_part(*dj) + real_part(d));
     else *dj += d;
-  }
+  };
+  for_column_chunks(h, n, n * (A.k + 1), [&](index_t j0, index_t j1) {
+    for (index_t j = j0; j < j1; ++j) column(j);
+  });
 }
 
 void check_update(Uplo uplo, index_t n, index_t incx) {

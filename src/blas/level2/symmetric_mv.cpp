@@ -1,9 +1,11 @@
 // y := alpha*A*x + beta*y for symmetric and Hermitian A in full, band and packed storage
 // (symv sbmv spmv hemv hbmv hpmv): one column sweep over the stored triangle. Column j
 // contributes alpha*x_j*A(:,j) to the rows it stores and its (conjugated) dot product with x
-// to y_j, so each stored element is read once.
+// to y_j, so each stored element is read once. Long sweeps are cut into column chunks that
+// threads run at once, each summing into its own partial y (common/parallel.hpp).
 #include "../common/checks.hpp"
 #include "../common/dense_vector.hpp"
+#include "../common/parallel.hpp"
 #include "../common/tri_storage.hpp"
 #include "../kernels/vec_kernels.hpp"
 #include "strata/blas/level2.hpp"
@@ -26,21 +28,25 @@ void symmetric_mv(const Handle& h, const TriStorage<const T>& A, T alpha, const 
   const auto& k = vec_kernels<T>(h.isa());
   auto dot = Herm ? k.dotc : k.dotu;  // sum of conj?(A(i,j)) * x_i over the off-diagonal part
   const T* xd = xv.data();
-  T* yd = yv.data();
-  for (index_t j = 0; j < n; ++j) {
-    const T t1 = alpha * xd[j];
-    const T diag = Herm ? T(real_part(*A.at(j, j))) : *A.at(j, j);
-    // Off-diagonal rows of column j: above the diagonal (upper) or below it (lower).
-    const index_t lo = A.upper ? A.first(j) : j + 1;
-    const index_t hi = A.upper ? j - 1 : A.last(j);
-    T t2{};
-    if (lo <= hi) {
-      const T* col = A.at(lo, j);
-      k.axpy(hi - lo + 1, t1, col, yd + lo);
-      t2 = dot(hi - lo + 1, col, xd + lo);
+  // Rows that columns [j0, j1) touch: their stored segments.
+  auto rows = [&](index_t j0, index_t j1) { return std::pair{A.first(j0), A.last(j1 - 1) + 1}; };
+  auto columns = [&](index_t j0, index_t j1, T* acc) {
+    for (index_t j = j0; j < j1; ++j) {
+      const T t1 = alpha * xd[j];
+      const T diag = Herm ? T(real_part(*A.at(j, j))) : *A.at(j, j);
+      // Off-diagonal rows of column j: above the diagonal (upper) or below it (lower).
+      const index_t lo = A.upper ? A.first(j) : j + 1;
+      const index_t hi = A.upper ? j - 1 : A.last(j);
+      T t2{};
+      if (lo <= hi) {
+        const T* col = A.at(lo, j);
+        k.axpy(hi - lo + 1, t1, col, acc + lo);
+        t2 = dot(hi - lo + 1, col, xd + lo);
+      }
+      acc[j] += t1 * diag + alpha * t2;
     }
-    yd[j] += t1 * diag + alpha * t2;
-  }
+  };
+  accumulate_column_chunks(h, n, n * (A.k + 1), yv.data(), rows, columns);
   yv.store();
 }
 

@@ -1,9 +1,11 @@
 // x := op(A)*x and x := op(A)^-1*x for triangular A in full, band and packed storage
 // (trmv tbmv tpmv trsv tbsv tpsv). One sweep per (uplo, op) over column segments: op = N
 // uses axpy on the column (skipped when x_j == 0, as the reference, so an Inf/NaN in A
-// meets a zero x_j the same way), op = T/C uses a dot product with the column.
+// meets a zero x_j the same way), op = T/C uses a dot product with the column. The products
+// (trmv tbmv tpmv) are threaded over column chunks; the solves are sequential by nature.
 #include "../common/checks.hpp"
 #include "../common/dense_vector.hpp"
+#include "../common/parallel.hpp"
 #include "../common/tri_storage.hpp"
 #include "../kernels/vec_kernels.hpp"
 #include "strata/blas/level2.hpp"
@@ -35,27 +37,29 @@ struct TriCall {
   }
 };
 
+// x := op(A)*x0 reading only the input x0, so column chunks can run on several threads: op = N
+// sums x0_j*A(:,j) over columns (a zero x0_j skips column j, diagonal included, as the
+// reference), op = T/C makes each x_j the diagonal term plus one dot product with x0.
 template <class T>
-void triangular_mv(const TriCall<T>& c, T* x) {
+void triangular_mv(const Handle& h, const TriCall<T>& c, T* x) {
   const index_t n = c.A.n;
-  // op(A) is upper triangular when (A upper) == (op is N): then outputs depend on later x.
+  const index_t work = n * (c.A.k + 1);
+  const std::vector<T> x0(x, x + n);
   if (c.trans == Op::N) {
-    auto column = [&](index_t j) {
-      if (x[j] == T(0)) return;
-      const T t = x[j];
-      c.axpy(j, t, x);
-      if (!c.unit) x[j] *= c.diag(j);
-    };
-    if (c.A.upper) for (index_t j = 0; j < n; ++j) column(j);
-    else for (index_t j = n - 1; j >= 0; --j) column(j);
+    std::fill(x, x + n, T(0));
+    auto rows = [&](index_t j0, index_t j1) { return std::pair{c.A.first(j0), c.A.last(j1 - 1) + 1}; };
+    accumulate_column_chunks(h, n, work, x, rows, [&](index_t j0, index_t j1, T* acc) {
+      for (index_t j = j0; j < j1; ++j) {
+        if (x0[size_t(j)] == T(0)) continue;
+        c.axpy(j, x0[size_t(j)], acc);
+        acc[j] += c.unit ? x0[size_t(j)] : x0[size_t(j)] * c.diag(j);
+      }
+    });
   } else {
-    auto row = [&](index_t j) {
-      T t = x[j];
-      if (!c.unit) t *= c.diag(j);
-      x[j] = t + c.dot(j, x);
-    };
-    if (c.A.upper) for (index_t j = n - 1; j >= 0; --j) row(j);
-    else for (index_t j = 0; j < n; ++j) row(j);
+    for_column_chunks(h, n, work, [&](index_t j0, index_t j1) {
+      for (index_t j = j0; j < j1; ++j)
+        x[j] = (c.unit ? x0[size_t(j)] : x0[size_t(j)] * c.diag(j)) + c.dot(j, x0.data());
+    });
   }
 }
 
@@ -94,7 +98,7 @@ void run(const Handle& h, bool solve, const TriStorage<const T>& A, Op trans, Di
   DenseVector<T> xv(x, A.n, incx);
   TriCall<T> c{A, trans, diag == Diag::unit, vec_kernels<T>(h.isa())};
   if (solve) triangular_sv(c, xv.data());
-  else triangular_mv(c, xv.data());
+  else triangular_mv(h, c, xv.data());
   xv.store();
 }
 
