@@ -300,28 +300,72 @@ TEST(ConvApi, LowPrecisionStorage) {
   check_low_precision<int8_t>(DType::i8, 0.0);
 }
 
-TEST(ConvApi, BiasAddAndFusedBiasResidualActivation) {
+double activate_ref(Activation a, double v) {
+  switch (a) {
+    case Activation::identity: return v;
+    case Activation::relu: return std::max(v, 0.0);
+    case Activation::relu6: return std::clamp(v, 0.0, 6.0);
+    case Activation::sigmoid: return 1.0 / (1.0 + std::exp(-v));
+    case Activation::tanh: return std::tanh(v);
+  }
+  return v;
+}
+
+// The fused forward y = act(alpha1 conv(x, w) + alpha2 z + bias) on every algorithm that can
+// run the problem (implicit GEMM fuses it into its output tiles, the others run a second
+// pass), both layouts, every activation, residual absent / separate / aliasing y, bias absent
+// or present, against a double reference.
+TEST(ConvApi, FusedBiasResidualActivationOnEveryAlgorithm) {
   Handle h;
   h.set_num_threads(2);
-  const Descs d = make_descs(kSpec, Layout::nchw, FilterLayout::kcrs);
-  const auto x = random_floats(d.x.span(), 1), w = random_floats(d.w.element_count(), 2), z = random_floats(d.y.span(), 3),
-             bias = random_floats(8, 4);
-  const auto bias_desc = TensorDesc::nchw(DType::f32, 1, 8, 1, 1);
-  const testref::Conv3d geo(d.x, d.w, d.conv, d.y);
-  const auto ref = testref::ref_forward(geo, to_double(x), to_double(w), d.y.span());
-  const float alpha1 = 0.75f, alpha2 = 0.5f;
-  for (bool z_is_y : {false, true}) {
-    std::vector<float> y = z_is_y ? z : std::vector<float>(z.size(), std::numeric_limits<float>::quiet_NaN());
-    const std::size_t ws = forward_workspace_size(h, d.x, d.w, d.conv, d.y, ConvAlgo::im2col_gemm);
-    auto buf = make_aligned<std::byte>(ws + 1);
-    convolution_bias_activation_forward(h, &alpha1, d.x, x.data(), d.w, w.data(), d.conv, ConvAlgo::im2col_gemm, buf.get(), ws,
-                                        &alpha2, z_is_y ? y.data() : z.data(), bias_desc, bias.data(), Activation::relu, d.y, y.data());
-    const int64_t plane = 144;
-    for (int64_t o = 0; o < d.y.span(); ++o) {
-      const double pre = alpha1 * ref.value[std::size_t(o)] + alpha2 * z[std::size_t(o)] + bias[std::size_t(o / plane % 8)];
-      EXPECT_NEAR(y[std::size_t(o)], std::max(pre, 0.0), 1e-4) << o << " z_is_y " << z_is_y;
+  const Spec spec{"fused", 2, 8, 16, 1, {12, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  const Spec pointwise{"fused1x1", 2, 8, 16, 1, {7, 7}, {1, 1}, {0, 0}, {1, 1}, {1, 1}};
+  for (const Spec& sp : {spec, pointwise})
+    for (Layout layout : {Layout::nchw, Layout::nhwc}) {
+      const Descs d = make_descs(sp, layout, layout == Layout::nchw ? FilterLayout::kcrs : FilterLayout::krsc);
+      const auto x = random_floats(d.x.span(), 1), w = random_floats(d.w.element_count(), 2);
+      const auto z = random_floats(d.y.span(), 3), bias = random_floats(16, 4);
+      const auto bias_desc = TensorDesc::nchw(DType::f32, 1, 16, 1, 1);
+      const testref::Conv3d geo(d.x, d.w, d.conv, d.y);
+      const auto ref = testref::ref_forward(geo, to_double(x), to_double(w), d.y.span());
+      const auto offsets = offsets_of(d.y.dims(), d.y.strides());
+      const int64_t cstride = d.y.strides()[1];
+      const float alpha1 = 0.75f, alpha2 = 0.5f;
+      for (const AlgoPerf& perf : get_forward_algorithms(h, d.x, d.w, d.conv, d.y)) {
+        if (!perf.supported) continue;
+        const std::size_t ws = forward_workspace_size(h, d.x, d.w, d.conv, d.y, perf.algo);
+        auto buf = make_aligned<std::byte>(ws + 1);
+        for (Activation act : {Activation::identity, Activation::relu, Activation::relu6, Activation::sigmoid,
+                               Activation::tanh})
+          for (int residual : {0, 1, 2})  // none, separate z, z aliasing y
+            for (bool with_bias : {false, true}) {
+              std::vector<float> y = residual == 2 ? z : std::vector<float>(z.size(), std::numeric_limits<float>::quiet_NaN());
+              const void* zp = residual == 0 ? nullptr : residual == 1 ? z.data() : y.data();
+              convolution_bias_activation_forward(h, &alpha1, d.x, x.data(), d.w, w.data(), d.conv, perf.algo, buf.get(),
+                                                  ws, &alpha2, zp, bias_desc, with_bias ? bias.data() : nullptr, act, d.y,
+                                                  y.data());
+              int fails = 0;
+              for (int64_t o : offsets) {
+                const int64_t channel = o / cstride % 16;
+                double pre = alpha1 * ref.value[std::size_t(o)];
+                if (residual) pre += alpha2 * z[std::size_t(o)];
+                if (with_bias) pre += bias[std::size_t(channel)];
+                const double want = activate_ref(act, pre);
+                if (!(std::fabs(y[std::size_t(o)] - want) <= 2e-5 + 2e-5 * std::fabs(want)) && ++fails < 3)
+                  ADD_FAILURE() << sp.name << (layout == Layout::nchw ? " nchw " : " nhwc ") << conv_algo_name(perf.algo)
+                                << " act " << int(act) << " residual " << residual << " bias " << with_bias
+                                << " offset " << o << " got " << y[std::size_t(o)] << " want " << want;
+              }
+            }
+      }
     }
-  }
+}
+
+TEST(ConvApi, BiasAdd) {
+  Handle h;
+  const Descs d = make_descs(kSpec, Layout::nchw, FilterLayout::kcrs);
+  const auto z = random_floats(d.y.span(), 3), bias = random_floats(8, 4);
+  const auto bias_desc = TensorDesc::nchw(DType::f32, 1, 8, 1, 1);
   std::vector<float> y = z;
   const float a = 2.f, b = 1.f;
   add_bias(h, &a, bias_desc, bias.data(), &b, d.y, y.data());

@@ -6,6 +6,7 @@
 //   ImageOperand:  rows = output pixels (n, od, oh, ow) flattened, depth l; zero outside padding
 //   FilterOperand: rows = output channels of one group, depth l
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -66,6 +67,37 @@ struct ReductionCursor {
   }
 };
 
+// The output pixels of one packed panel (up to W rows of the image operand) split into
+// segments of consecutive pixels on one output row: along a segment the input column
+// advances by the stride, so a tap reads one strided run of the input per segment.
+template <int W>
+struct PanelPixels {
+  struct Segment {
+    int begin, end;                 // panel rows [begin, end)
+    int64_t base, id0, ih0, iw0;    // image offset; input coordinates of tap (0,0,0) at `begin`
+  };
+  Segment seg[W];
+  int segments = 0;
+  int rows = 0;  // live rows; rows >= `rows` are padding of the last panel
+
+  PanelPixels(const ConvGeometry& geo, int64_t pixel0, int live) : rows(live) {
+    const int64_t P = geo.pixels_per_image(), OH = geo.out[1], OW = geo.out[2];
+    int64_t img = pixel0 / P, rem = pixel0 % P;
+    int64_t od = rem / (OH * OW), oh = (rem / OW) % OH, ow = rem % OW;
+    for (int i = 0; i < live;) {
+      const int n = int(std::min<int64_t>(live - i, OW - ow));
+      seg[segments++] = {i, i + n, img * geo.xs[0], od * geo.stride[0] - geo.pad[0], oh * geo.stride[1] - geo.pad[1],
+                         ow * geo.stride[2] - geo.pad[2]};
+      i += n;
+      ow = 0;  // the next segment starts a new output row
+      if (++oh == OH) {
+        oh = 0;
+        if (++od == geo.out[0]) od = 0, ++img;
+      }
+    }
+  }
+};
+
 struct ImageOperand {
   using value_type = float;
   static constexpr bool has_view = false;
@@ -76,34 +108,87 @@ struct ImageOperand {
 
   template <int W, class T>
   void pack(int64_t i0, int64_t len, int64_t p0, int64_t kc, T* __restrict dst) const {
-    const ConvGeometry& geo = *g;
-    const int64_t P = geo.pixels_per_image(), OH = geo.out[1], OW = geo.out[2];
     for (int64_t r0 = 0; r0 < len; r0 += W) {
-      // Per pixel of the panel: image base and the input coordinate of tap (0, 0, 0).
-      int64_t base[W], id0[W], ih0[W], iw0[W];
-      bool live[W];
-      for (int i = 0; i < W; ++i) {
-        const int64_t pix = first + i0 + r0 + i;
-        live[i] = r0 + i < len;
-        const int64_t q = live[i] ? pix : 0, img = q / P, rem = q % P;
-        const int64_t od = rem / (OH * OW), oh = (rem / OW) % OH, ow = rem % OW;
-        base[i] = img * geo.xs[0];
-        id0[i] = od * geo.stride[0] - geo.pad[0];
-        ih0[i] = oh * geo.stride[1] - geo.pad[1];
-        iw0[i] = ow * geo.stride[2] - geo.pad[2];
-      }
-      ReductionCursor cur(geo, p0);
-      for (int64_t p = 0; p < kc; ++p, cur.next()) {
-        const float* xc = geo.x + cur.c * geo.xs[1];
-        const int64_t dt = cur.t * geo.dilation[0], dr = cur.r * geo.dilation[1], ds = cur.s * geo.dilation[2];
-        for (int i = 0; i < W; ++i) {
-          const int64_t id = id0[i] + dt, ih = ih0[i] + dr, iw = iw0[i] + ds;
-          const bool inside = live[i] && uint64_t(id) < uint64_t(geo.in[0]) && uint64_t(ih) < uint64_t(geo.in[1]) &&
-                              uint64_t(iw) < uint64_t(geo.in[2]);
-          dst[p * W + i] = inside ? T(xc[base[i] + id * geo.xs[2] + ih * geo.xs[3] + iw * geo.xs[4]]) : T(0);
+      const PanelPixels<W> px(*g, first + i0 + r0, int(std::min<int64_t>(W, len - r0)));
+      if (g->channels_inner) pack_channels_inner<W>(px, p0, kc, dst);
+      else pack_taps_inner<W>(px, p0, kc, dst);
+      dst += W * kc;
+    }
+  }
+
+ private:
+  bool inside_rows(int64_t id, int64_t ih) const {
+    return uint64_t(id) < uint64_t(g->in[0]) && uint64_t(ih) < uint64_t(g->in[1]);
+  }
+
+  // l = (tap, c) with c innermost (contiguous channels): within a run of channels the tap is
+  // fixed, so each pixel is either inside the image for the whole run (a contiguous read) or
+  // in the padding (zeros, read from one zero with step 0).
+  template <int W, class T>
+  void pack_channels_inner(const PanelPixels<W>& px, int64_t p0, int64_t kc, T* __restrict dst) const {
+    const ConvGeometry& geo = *g;
+    static const float zero = 0.f;
+    ReductionCursor cur(geo, p0);
+    for (int64_t p = 0; p < kc;) {
+      const int64_t run = std::min(geo.c - cur.c, kc - p);
+      const float* src[W];
+      int64_t step[W];
+      for (int i = 0; i < W; ++i) src[i] = &zero, step[i] = 0;
+      const int64_t dt = cur.t * geo.dilation[0], dr = cur.r * geo.dilation[1], ds = cur.s * geo.dilation[2];
+      for (int sgi = 0; sgi < px.segments; ++sgi) {
+        const auto& sg = px.seg[sgi];
+        const int64_t id = sg.id0 + dt, ih = sg.ih0 + dr;
+        if (!inside_rows(id, ih)) continue;
+        const float* row = geo.x + sg.base + cur.c * geo.xs[1] + id * geo.xs[2] + ih * geo.xs[3];
+        for (int i = sg.begin; i < sg.end; ++i) {
+          const int64_t iw = sg.iw0 + (i - sg.begin) * geo.stride[2] + ds;
+          if (uint64_t(iw) < uint64_t(geo.in[2])) src[i] = row + iw * geo.xs[4], step[i] = geo.xs[1];
         }
       }
-      dst += W * kc;
+      for (int64_t q = 0; q < run; ++q)
+        for (int i = 0; i < W; ++i) dst[(p + q) * W + i] = T(src[i][q * step[i]]);
+      p += run;
+      for (int64_t q = 0; q < run; ++q) cur.next();
+    }
+  }
+
+  // l = (c, tap) with the tap innermost (NCHW-like): for each l, each segment reads one run
+  // of an input row: a straight copy when the stride and the column stride are 1, zeros
+  // where the run leaves the image.
+  template <int W, class T>
+  void pack_taps_inner(const PanelPixels<W>& px, int64_t p0, int64_t kc, T* __restrict dst) const {
+    const ConvGeometry& geo = *g;
+    const bool unit = geo.stride[2] == 1 && geo.xs[4] == 1;
+    const int64_t in_w = geo.in[2];
+    ReductionCursor cur(geo, p0);
+    for (int64_t p = 0; p < kc; ++p, cur.next()) {
+      T* __restrict d = dst + p * W;
+      const float* xc = geo.x + cur.c * geo.xs[1];
+      const int64_t dt = cur.t * geo.dilation[0], dr = cur.r * geo.dilation[1], ds = cur.s * geo.dilation[2];
+      for (int sgi = 0; sgi < px.segments; ++sgi) {
+        const auto& sg = px.seg[sgi];
+        const int n = sg.end - sg.begin;
+        T* __restrict o = d + sg.begin;
+        const int64_t id = sg.id0 + dt, ih = sg.ih0 + dr, iw = sg.iw0 + ds;
+        if (!inside_rows(id, ih)) {
+          for (int i = 0; i < n; ++i) o[i] = T(0);
+          continue;
+        }
+        const float* row = xc + sg.base + id * geo.xs[2] + ih * geo.xs[3];
+        if (unit) {
+          const int lo = int(std::clamp<int64_t>(-iw, 0, n)), hi = int(std::clamp<int64_t>(in_w - iw, lo, n));
+          const float* r = row + iw;
+          for (int i = 0; i < lo; ++i) o[i] = T(0);
+          for (int i = lo; i < hi; ++i) o[i] = T(r[i]);
+          for (int i = hi; i < n; ++i) o[i] = T(0);
+        } else {
+          for (int i = 0; i < n; ++i) {
+            const int64_t w = iw + i * geo.stride[2];
+            o[i] = uint64_t(w) < uint64_t(in_w) ? T(row[w * geo.xs[4]]) : T(0);
+          }
+        }
+      }
+      for (int i = px.rows; i < W; ++i) d[i] = T(0);
     }
   }
 };

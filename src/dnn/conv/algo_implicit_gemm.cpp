@@ -1,7 +1,8 @@
 // Implicit GEMM: the GEMM engine's packing reads the input tensor directly (tile/conv_operand.hpp),
 // so no column buffer exists and no workspace is needed. Forward only; any stride, padding,
 // dilation and groups, when the output has contiguous channels (NHWC-like) or contiguous
-// pixels (NCHW-like).
+// pixels (NCHW-like). The fused forward's residual, bias and activation run as a tile
+// epilogue on each output tile while it is in cache (no second pass over y).
 #include "algorithm.hpp"
 #include "implicit_gemm_kernel.hpp"
 #include "strata/core/status.hpp"
@@ -10,7 +11,7 @@ namespace strata::dnn::detail {
 
 namespace {
 
-using ForwardFn = void (*)(const ConvProblem&, float*, float*, float*, float, float);
+using ForwardFn = void (*)(const ConvProblem&, const ConvArgs&);
 
 const IsaTable<ForwardFn>& kernels() {
   static const IsaTable<ForwardFn> t{implicit_gemm_forward_portable, implicit_gemm_forward_avx2,
@@ -30,6 +31,7 @@ class ImplicitGemmAlgorithm final : public ConvAlgorithm {
     return Support::no("output is a strided view with neither contiguous channels nor contiguous pixels");
   }
   std::size_t workspace_size(const ConvProblem&) const override { return 0; }
+  bool fuses_epilogue(const ConvProblem&) const override { return true; }
   double estimated_cost(const ConvProblem& p) const override {
     // GEMM-engine speed, less the gather on the packed operand (heavier for large filters
     // over few channels, where each packed element is reused least).
@@ -37,7 +39,7 @@ class ImplicitGemmAlgorithm final : public ConvAlgorithm {
     return p.flops() * gather_penalty / (60e9 * std::max(1, p.threads));
   }
   void execute(const ConvProblem& p, const ConvArgs& a) const override {
-    kernels().select(p.isa)(p, a.x, a.w, a.y, a.alpha, a.beta);
+    kernels().select(p.isa)(p, a);
   }
 };
 

@@ -31,6 +31,9 @@ class ConvAlgorithm {
   // Whether results are bitwise identical across runs and thread counts for `p` as given
   // (p.deterministic says whether the caller asked for that).
   virtual bool deterministic(const ConvProblem& p) const { (void)p; return true; }
+  // Whether execute() applies args.epilogue itself (fused into its output tiles); otherwise
+  // the dispatcher runs the epilogue as a separate pass over y.
+  virtual bool fuses_epilogue(const ConvProblem& p) const { (void)p; return false; }
   // A rough cost estimate in seconds-like units for the heuristic ranking (lower is better).
   virtual double estimated_cost(const ConvProblem& p) const = 0;
   // Computes the operation. Called only when supports(p).ok and args.workspace_bytes >=

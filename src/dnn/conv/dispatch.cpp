@@ -179,17 +179,33 @@ void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, 
     fx = sx, fw = sw, fy = sy;
   }
 
-  // Staged calls and calls with an epilogue compute the plain convolution first and blend
-  // afterwards; f32 calls blend inside the algorithm (beta == 0 never reads the output).
-  const bool blend_later = staged || epi;
+  // f32 calls with an epilogue on an algorithm that fuses it: residual, bias and activation
+  // are applied per output tile inside the algorithm. Otherwise staged calls and calls with an
+  // epilogue compute the plain convolution first and blend afterwards; plain f32 calls blend
+  // inside the algorithm (beta == 0 never reads the output).
+  const bool fused = epi && !staged && conv_algorithm(algo).fuses_epilogue(p);
+  const bool blend_later = staged || (epi && !fused);
   float a_alpha = alpha, a_beta = beta;
   const bool residual_is_y = epi && epi->z && epi->z == y && !staged;
-  if (blend_later) {
-    a_alpha = alpha;
-    a_beta = residual_is_y ? epi->alpha2 : 0.f;
+  if (epi || staged) a_beta = residual_is_y ? epi->alpha2 : 0.f;
+  ConvEpilogue tile_epi;
+  std::vector<float> bias_f32;
+  if (fused) {
+    if (epi->z && !residual_is_y) {
+      tile_epi.z = static_cast<const float*>(epi->z);
+      tile_epi.alpha2 = epi->alpha2;
+    }
+    if (epi->bias) {  // K contiguous values, whatever the bias descriptor's strides
+      const int64_t bs = epi->bias_desc->strides()[1];
+      bias_f32.resize(std::size_t(p.k));
+      for (int64_t c = 0; c < p.k; ++c) bias_f32[std::size_t(c)] = static_cast<const float*>(epi->bias)[c * bs];
+      tile_epi.bias = bias_f32.data();
+    }
+    tile_epi.act = epi->act;
   }
 
   ConvArgs args;
+  args.epilogue = fused ? &tile_epi : nullptr;
   args.x = fx;
   args.w = p.ws[3] < 0 || p.ws[4] < 0 || p.ws[5] < 0 ? fw + flip_offset(p) : fw;
   args.y = fy;
@@ -210,7 +226,7 @@ void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, 
   }
 
   // ---- staged stores and the epilogue ----
-  if (p.op == ConvOp::forward && (staged || epi)) {
+  if (p.op == ConvOp::forward && blend_later) {
     const auto fy_strides = staged ? staged_strides(d.y) : d.y.strides();
     std::vector<int64_t> f_offs;
     f_offs.reserve(std::size_t(d.y.element_count()));
@@ -250,6 +266,7 @@ void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, 
   if (verbose(1)) {
     std::string line = cat("conv ", p.str(), " t", p.threads, p.deterministic ? " det" : " fast", " algo=",
                            conv_algo_name(algo), " (", why, ")");
+    if (epi) line += fused ? " epilogue=fused-in-tiles" : " epilogue=separate-pass";
     if (verbose(2)) line += cat(" time_ms=", timer.seconds() * 1e3, " gflops=", p.flops() / timer.seconds() * 1e-9);
     verbose_write("dnn", line);
   }

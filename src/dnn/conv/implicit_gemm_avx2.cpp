@@ -3,8 +3,8 @@
 
 namespace strata::dnn::detail {
 
-void implicit_gemm_forward_avx2(const ConvProblem& p, float* x, float* w, float* y, float alpha, float beta) {
-  run_implicit_gemm<tile::KernelF32>(p, x, w, y, alpha, beta);
+void implicit_gemm_forward_avx2(const ConvProblem& p, const ConvArgs& a) {
+  run_implicit_gemm<tile::KernelF32>(p, a);
 }
 
 }  // namespace strata::dnn::detail

@@ -5,10 +5,15 @@
 // Orientation is chosen so that C is the output tensor with unit row stride:
 //   channels contiguous (NHWC-like):   Y[k, pixel]  = W[k, l]      X[l, pixel]     (one GEMM per group)
 //   pixels contiguous (NCHW-like):     Y[pixel, k]  = X[pixel, l]  W[k, l]^T       (per image and group)
+// The fused forward's epilogue becomes a tile epilogue program: residual add, bias (per row
+// of C when channels are rows, per column otherwise), activation.
 #pragma once
+#include <array>
+
 #include "problem.hpp"
 #include "strata/core/cpu.hpp"
 #include "strata/tile/conv_operand.hpp"
+#include "strata/tile/epilogue.hpp"
 #include "strata/tile/gemm.hpp"
 #include "strata/tile/kernel_configs.hpp"
 
@@ -22,11 +27,60 @@ inline bool implicit_gemm_pixels_first(const ConvProblem& p) {
   return (o[2] == 1 || p.ys[4] == 1) && (o[1] == 1 || p.ys[3] == o[2]) && (o[0] == 1 || p.ys[2] == o[1] * o[2]);
 }
 
+inline tile::Activation tile_activation(Activation a) {
+  switch (a) {
+    case Activation::identity: return tile::Activation::none;
+    case Activation::relu: return tile::Activation::relu;
+    case Activation::relu6: return tile::Activation::clamp;
+    case Activation::sigmoid: return tile::Activation::sigmoid;
+    case Activation::tanh: return tile::Activation::tanh;
+  }
+  return tile::Activation::none;
+}
+
+// Calls run(epilogue) with the tile epilogue of one GEMM whose C starts `y_offset` elements
+// into y and covers output channels [k0, k0 + kg): NoEpilogue when there is nothing to do.
+template <class Run>
+void with_tile_epilogue(const ConvEpilogue* e, bool channels_are_rows, int64_t y_offset, int64_t ldc, int64_t k0,
+                        Run&& run) {
+  if (!e || (!e->z && !e->bias && e->act == Activation::identity)) return run(tile::NoEpilogue{});
+  std::array<tile::EpilogueStep<float>, 3> steps{};
+  std::size_t n = 0;
+  if (e->z) {
+    steps[n].kind = tile::EpilogueKind::residual_add;
+    steps[n].src = e->z + y_offset;
+    steps[n].ld = ldc;
+    steps[n++].a = e->alpha2;
+  }
+  if (e->bias) {
+    steps[n].kind = channels_are_rows ? tile::EpilogueKind::bias_row : tile::EpilogueKind::bias_col;
+    steps[n++].vec = e->bias + k0;
+  }
+  if (e->act != Activation::identity) {
+    steps[n].kind = tile::EpilogueKind::activation;
+    steps[n].act = tile_activation(e->act);
+    steps[n].a = 0.f;  // relu6 is clamp(0, 6)
+    steps[n++].b = 6.f;
+  }
+  run(tile::EpilogueProgram<float>{steps.data(), n});
+}
+
+// Block sizes of Kernel for this machine's caches, derived once.
 template <class Kernel>
-void run_implicit_gemm(const ConvProblem& p, float* x, float* w, float* y, float alpha, float beta) {
+const tile::BlockSizes& implicit_gemm_blocks() {
   const CpuFeatures& f = cpu_features();
   static const tile::BlockSizes bs =
       tile::derive_block_sizes(Kernel::mr, Kernel::nr, sizeof(float), f.l1d_bytes, f.l2_bytes, f.l3_bytes);
+  return bs;
+}
+
+template <class Kernel>
+void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
+  float* x = a.x;
+  float* w = a.w;
+  float* y = a.y;
+  const float alpha = a.alpha, beta = a.beta;
+  const tile::BlockSizes& bs = implicit_gemm_blocks<Kernel>();
   const int64_t cg = p.cg(), kg = p.kg(), P = p.out_spatial();
   for (int64_t g = 0; g < p.groups; ++g) {
     tile::ConvGeometry geo;
@@ -40,46 +94,54 @@ void run_implicit_gemm(const ConvProblem& p, float* x, float* w, float* y, float
     geo.channels_inner = p.xs[1] == 1;
     const tile::ImageOperand image{&geo, 0};
     const tile::FilterOperand filter{&geo, 0};
-    float* yg = y + g * kg * p.ys[1];
+    const int64_t group_offset = g * kg * p.ys[1];
+    float* yg = y + group_offset;
     // A 1x1, stride-1, unpadded convolution is a plain GEMM on the tensors as they lie: give
     // the engine matrix views so it can use its in-place and fast packing paths.
     const bool pointwise = p.filter_spatial() == 1 && p.unit_stride() && p.pad == std::array<int64_t, 3>{0, 0, 0};
     const tile::MatrixView<float> filter_view{geo.w, geo.ws[0], geo.ws[1]};  // (kk, c)
-    if (pointwise && implicit_gemm_channels_last(p) && p.x_nhwc()) {
-      tile::GemmArgs<float> args;
-      args.m = kg, args.n = p.n * P, args.k = cg, args.alpha = alpha, args.beta = beta, args.c = yg, args.ldc = p.k;
-      args.a = filter_view;
-      args.b = {geo.x, 1, p.c};  // (c, pixel): channels contiguous, pixels every C
-      tile::gemm<Kernel>(args, p.threads, bs);
-      continue;
-    }
-    if (pointwise && implicit_gemm_pixels_first(p) && (p.in[0] * p.in[1] * p.in[2] == 1 || p.xs[4] == 1) &&
-        p.xs[3] == p.in[2] && p.xs[2] == p.in[1] * p.in[2]) {
-      for (int64_t img = 0; img < p.n; ++img) {
-        tile::GemmArgs<float> args;
-        args.m = P, args.n = kg, args.k = cg, args.alpha = alpha, args.beta = beta;
-        args.c = yg + img * p.ys[0], args.ldc = std::max<int64_t>(p.ys[1], P);
-        args.a = {geo.x + img * p.xs[0], 1, p.xs[1]};  // (pixel, c)
-        args.b = filter_view.transposed();             // (c, kk)
-        tile::gemm<Kernel>(args, p.threads, bs);
-      }
-      continue;
-    }
     if (implicit_gemm_channels_last(p)) {
-      tile::gemm_operands<Kernel>(kg, p.n * P, geo.depth(), alpha, filter, image, beta, yg, p.k, p.threads, bs,
-                                  tile::NoEpilogue{}, tile::PackPolicy{});
-    } else {
-      for (int64_t img = 0; img < p.n; ++img)
-        tile::gemm_operands<Kernel>(P, kg, geo.depth(), alpha, image.shifted(img * P), filter, beta,
-                                    yg + img * p.ys[0], std::max<int64_t>(p.ys[1], P), p.threads, bs, tile::NoEpilogue{},
-                                    tile::PackPolicy{});
+      // C = Y[k, pixel] for the whole batch: channels are rows.
+      with_tile_epilogue(a.epilogue, true, group_offset, p.k, g * kg, [&](const auto& epi) {
+        if (pointwise && p.x_nhwc()) {
+          tile::GemmArgs<float> args;
+          args.m = kg, args.n = p.n * P, args.k = cg, args.alpha = alpha, args.beta = beta, args.c = yg, args.ldc = p.k;
+          args.a = filter_view;
+          args.b = {geo.x, 1, p.c};  // (c, pixel): channels contiguous, pixels every C
+          tile::gemm<Kernel>(args, p.threads, bs, epi);
+        } else {
+          tile::gemm_operands<Kernel>(kg, p.n * P, geo.depth(), alpha, filter, image, beta, yg, p.k, p.threads, bs, epi,
+                                      tile::PackPolicy{});
+        }
+      });
+      continue;
+    }
+    // C = Y[pixel, k] per image: channels are columns.
+    const bool pointwise_view = pointwise && (p.in[0] * p.in[1] * p.in[2] == 1 || p.xs[4] == 1) &&
+                                p.xs[3] == p.in[2] && p.xs[2] == p.in[1] * p.in[2];
+    const int64_t ldc = std::max<int64_t>(p.ys[1], P);
+    for (int64_t img = 0; img < p.n; ++img) {
+      const int64_t offset = group_offset + img * p.ys[0];
+      with_tile_epilogue(a.epilogue, false, offset, ldc, g * kg, [&](const auto& epi) {
+        if (pointwise_view) {
+          tile::GemmArgs<float> args;
+          args.m = P, args.n = kg, args.k = cg, args.alpha = alpha, args.beta = beta;
+          args.c = y + offset, args.ldc = ldc;
+          args.a = {geo.x + img * p.xs[0], 1, p.xs[1]};  // (pixel, c)
+          args.b = filter_view.transposed();             // (c, kk)
+          tile::gemm<Kernel>(args, p.threads, bs, epi);
+        } else {
+          tile::gemm_operands<Kernel>(P, kg, geo.depth(), alpha, image.shifted(img * P), filter, beta, y + offset, ldc,
+                                      p.threads, bs, epi, tile::PackPolicy{});
+        }
+      });
     }
   }
 }
 
 // One entry per ISA (implicit_gemm_<isa>.cpp).
-void implicit_gemm_forward_portable(const ConvProblem& p, float* x, float* w, float* y, float alpha, float beta);
-void implicit_gemm_forward_avx2(const ConvProblem& p, float* x, float* w, float* y, float alpha, float beta);
-void implicit_gemm_forward_avx512(const ConvProblem& p, float* x, float* w, float* y, float alpha, float beta);
+void implicit_gemm_forward_portable(const ConvProblem& p, const ConvArgs& a);
+void implicit_gemm_forward_avx2(const ConvProblem& p, const ConvArgs& a);
+void implicit_gemm_forward_avx512(const ConvProblem& p, const ConvArgs& a);
 
 }  // namespace strata::dnn::detail

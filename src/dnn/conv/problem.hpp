@@ -68,7 +68,17 @@ struct ConvProblem {
 
 // Everything an algorithm needs at execution time. Pointers follow the roles above; the one
 // the operation writes is the destination, the others are only read.
+// The fused forward's epilogue for algorithms that apply it to each output tile while it is
+// in cache (ConvAlgorithm::fuses_epilogue): y = act(alpha * conv + [beta * y] + alpha2 * z + bias).
+struct ConvEpilogue {
+  const float* z = nullptr;  // residual with y's strides, or null
+  float alpha2 = 0.f;
+  const float* bias = nullptr;  // K contiguous values, or null
+  Activation act = Activation::identity;
+};
+
 struct ConvArgs {
+  const ConvEpilogue* epilogue = nullptr;  // only for algorithms that fuse it
   float* x = nullptr;
   float* w = nullptr;
   float* y = nullptr;
