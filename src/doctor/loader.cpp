@@ -131,6 +131,10 @@ LoaderModel::LoaderModel(const SystemView& sys) : sys_(sys) {
 #if defined(__aarch64__)
   machine_ = kEmAarch64;
 #endif
+  // An image of another architecture (--root on an arm64 rootfs, a Jetson fixture): its own
+  // dynamic loader says which ELF machine its libraries must have.
+  const bool arm = sys_.exists("/lib/ld-linux-aarch64.so.1"), x86 = sys_.exists("/lib64/ld-linux-x86-64.so.2");
+  if (arm != x86) machine_ = arm ? kEmAarch64 : kEmX86_64;
   if (auto f = sys_.map("/etc/ld.so.cache", 64 << 20)) {
     if (auto c = parse_ld_so_cache(f->bytes())) {
       cache_ = std::move(*c);

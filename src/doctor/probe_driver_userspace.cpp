@@ -77,7 +77,8 @@ LayerReport probe_driver_userspace(ProbeContext& ctx) {
   }
   std::string real = ctx.sys.canonical(*res.path).value_or(*res.path);
   f.libcuda_path = real;
-  if (auto v = library_version(ctx.sys, real, "libcuda")) f.libcuda_version = v->version;
+  // Jetson's libcuda.so.1.1 carries no driver version in its name.
+  if (auto v = library_version(ctx.sys, real, "libcuda"); v && f.jetson.empty()) f.libcuda_version = v->version;
 
   const bool stub = real.find("/stubs/") != std::string::npos;
   if (stub) {
@@ -95,12 +96,40 @@ LayerReport probe_driver_userspace(ProbeContext& ctx) {
   if (f.libcuda_version && f.kernel_driver && !stub && !(*f.libcuda_version == *f.kernel_driver)) {
     auto& fd = L.add(Verdict::fail, "Driver/library version mismatch: libcuda " + f.libcuda_version->str() +
                                         " but the loaded kernel module is " + f.kernel_driver->str());
-    fd.evidence.push_back("libcuda: " + real);
+    fd.evidence.push_back("libcuda: " + real + " (" + res.summary() + ")");
     fd.evidence.push_back("module: /proc/driver/nvidia/version");
-    // NVML and the user-space stack were upgraded under a running module: a reboot fixes it.
-    fd.cause = "The driver's user-space libraries were upgraded (or another copy is on the path) while the old kernel "
-               "module stays loaded; NVML reports 'Driver/library version mismatch' and CUDA error 803.";
-    apply_cause(ctx.kb, fd, "nvml_mismatch");
+    // Which copy the system itself would load decides between two situations: the installed
+    // driver's libraries differ from the module (an upgrade under a running module: reboot), or a
+    // stray copy found first through LD_LIBRARY_PATH/RPATH hides a consistent installation.
+    std::optional<std::string> system_copy;
+    std::optional<Version> system_version;
+    if (res.via != "ld.so.cache" && res.via != "system dir") {
+      SystemView::Env env = ctx.sys.environment();
+      env.erase("LD_LIBRARY_PATH");
+      SystemView without(ctx.sys.root(), env);
+      if (auto sr = LoaderModel(without).resolve("libcuda.so.1"); sr.path) {
+        system_copy = ctx.sys.canonical(*sr.path).value_or(*sr.path);
+        if (auto v = library_version(ctx.sys, *system_copy, "libcuda")) system_version = v->version;
+      }
+    }
+    if (system_copy && system_version && *system_version == *f.kernel_driver) {
+      fd.evidence.push_back("the system's own libcuda (" + *system_copy + ", " + system_version->str() +
+                            ") matches the module; the stray copy wins through " + res.via);
+      fd.cause = "A libcuda.so.1 of another driver version (" + f.libcuda_version->str() + ", " + path_dirname(real) +
+                 ") is found before the system's own, so cuInit fails with error 803 (system has unsupported display "
+                 "driver / cuda driver combination).";
+      if (real.find("/compat") != std::string::npos)
+        fd.evidence.push_back("it is a CUDA forward-compatibility libcuda (cuda-compat): that works only on data-centre GPUs");
+      fd.fixes = {res.via == "LD_LIBRARY_PATH" ? "Remove " + path_dirname(real) + " from LD_LIBRARY_PATH"
+                                               : "Remove the libcuda copy at " + real + " (found through " + res.via + ")"};
+      if (const Cause* c = ctx.kb.cause("libcuda_module_mismatch")) fd.fixes.insert(fd.fixes.end(), c->fixes.begin(), c->fixes.end());
+      apply_cause(ctx.kb, fd, "libcuda_module_mismatch");
+    } else {
+      // NVML and the user-space stack were upgraded under a running module: a reboot fixes it.
+      fd.cause = "The driver's user-space libraries were upgraded while the old kernel module stays loaded; NVML "
+                 "reports 'Driver/library version mismatch' and CUDA error 803.";
+      apply_cause(ctx.kb, fd, "nvml_mismatch");
+    }
   }
   if (!f.driver_max_cuda) {
     std::optional<Version> drv = f.kernel_driver ? f.kernel_driver : f.libcuda_version;
@@ -131,6 +160,25 @@ LayerReport probe_driver_userspace(ProbeContext& ctx) {
                      fm ? "NVSwitch system; nv-fabricmanager is installed (it must run, at the driver's version)"
                         : "NVSwitch system without nv-fabricmanager: CUDA initialisation fails with error 802");
     if (!fm) apply_cause(ctx.kb, fd, "fabric_manager");
+  }
+
+  // Docker on a GPU host: `docker run --gpus` needs the NVIDIA container toolkit's hook, which
+  // a snap-confined Docker cannot run even when it is installed.
+  if (have_gpu && f.container.empty() && !f.wsl) {
+    const bool snap = ctx.sys.exists("/snap/bin/docker");
+    const bool docker = snap || ctx.sys.exists("/usr/bin/docker") || ctx.sys.exists("/usr/local/bin/docker");
+    std::string hook;
+    for (const char* p : {"/usr/bin/nvidia-container-runtime-hook", "/usr/bin/nvidia-container-toolkit", "/usr/bin/nvidia-ctk",
+                          "/usr/bin/nvidia-container-runtime"})
+      if (hook.empty() && ctx.sys.exists(p)) hook = p;
+    if (docker && (snap || hook.empty())) {
+      auto& fd = L.add(Verdict::warn, snap ? "Docker is the snap package: it cannot use the NVIDIA container toolkit, so --gpus fails"
+                                           : "Docker is installed but the NVIDIA container toolkit is not: --gpus fails");
+      fd.evidence.push_back(snap ? "/snap/bin/docker" : ctx.sys.exists("/usr/bin/docker") ? "/usr/bin/docker" : "/usr/local/bin/docker");
+      fd.evidence.push_back(hook.empty() ? "no nvidia-container-runtime-hook / nvidia-ctk in /usr/bin" : "toolkit present: " + hook);
+      apply_cause(ctx.kb, fd, "container_toolkit_missing");
+      if (snap) fd.fixes.insert(fd.fixes.begin(), "sudo snap remove docker; install Docker from docker.com's apt repository");
+    }
   }
 
   // The driver API, in a child process: cuInit can hang or crash on a broken install.

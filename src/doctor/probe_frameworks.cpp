@@ -3,6 +3,8 @@
 // bundled nvidia-* wheels). Without running Python, torch/version.py is read as a file.
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
+#include <tuple>
 
 #include "embedded_data.hpp"
 #include "probes.hpp"
@@ -82,12 +84,62 @@ void judge(ProbeContext& ctx, LayerReport& L, const FrameworkInfo& fi, bool aske
   }
 }
 
-// The framework's CUDA libraries as ld.so would load them from its own library (RUNPATH with
-// $ORIGIN pointing into the nvidia-* wheels, then LD_LIBRARY_PATH order rules): a missing
-// runtime or an older copy winning through LD_LIBRARY_PATH shows up here, before import fails.
-void check_needed(ProbeContext& ctx, LayerReport& L, const FrameworkInfo& fi) {
-  const std::string lib = fi.lib_dir + "/libtorch_cuda.so";
-  if (fi.lib_dir.empty() || !ctx.sys.exists(lib)) return;
+// "libcudart.so.11.0" -> 11, "libcudnn.so.8" -> 8.
+std::optional<int> soname_major(const std::string& soname) {
+  auto pos = soname.find(".so.");
+  if (pos == std::string::npos) return std::nullopt;
+  auto v = Version::parse(soname.substr(pos + 4));
+  return v ? std::optional<int>(v->major()) : std::nullopt;
+}
+
+// The CUDA major the requester was linked against (its libcudart/libcublas NEEDED entries).
+std::optional<int> linked_cuda_major(const Requester& req) {
+  for (const auto& n : req.elf.needed)
+    if (n.starts_with("libcudart.so.") || n.starts_with("libcublas.so."))
+      if (auto m = soname_major(n)) return m;
+  return std::nullopt;
+}
+
+// Fix commands for a dependency ld.so cannot find, specific to what is missing: the pip wheel
+// or conda package providing it, or the build of the package that matches the runtime present.
+std::vector<std::string> missing_dependency_fixes(ProbeContext& ctx, const FrameworkInfo& fi, const Requester& req,
+                                                  const std::string& name, const std::vector<LibraryCopy>& elsewhere) {
+  std::vector<std::string> fixes;
+  for (const auto& c : elsewhere)
+    fixes.push_back("export LD_LIBRARY_PATH=" + path_dirname(c.real_path) + ":$LD_LIBRARY_PATH   (a copy is there, outside the loader's path)");
+  const auto major = soname_major(name);
+  if (name.starts_with("libcudart.so.") && major) {
+    // A package built for CUDA N (pip name ending in -cuN) on a machine with only other runtimes.
+    static const std::regex cu_suffix("^(.*)[-_]cu([0-9]+)$");
+    std::smatch m;
+    if (std::regex_match(fi.package, m, cu_suffix) && std::stoi(m[2].str()) == *major)
+      for (const auto& rt : ctx.facts.runtimes)
+        if (auto rm = soname_major(rt.name); rm && *rm != *major) {
+          fixes.push_back("pip install " + m[1].str() + "-cu" + std::to_string(*rm) + "   (the build for the CUDA " +
+                          std::to_string(*rm) + " runtime installed here: " + rt.real_path + ")");
+          break;
+        }
+    fixes.push_back("pip install nvidia-cuda-runtime-cu" + std::to_string(*major) + "   (or install the CUDA " +
+                    std::to_string(*major) + ".x toolkit, e.g. apt install cuda-toolkit-" + std::to_string(*major) + "-x)");
+  } else if (name.starts_with("libcudnn") && major) {
+    const std::string n = std::to_string(*major);
+    auto cuda = linked_cuda_major(req);
+    if (cuda && *cuda >= 11)
+      fixes.push_back("Install cuDNN " + n + " for CUDA " + std::to_string(*cuda) + ": pip install nvidia-cudnn-cu" +
+                      std::to_string(*cuda) + "==" + n + ".* and add its nvidia/cudnn/lib directory to LD_LIBRARY_PATH");
+    fixes.push_back("or: conda install cudnn=" + n + (cuda ? " cudatoolkit=" + std::to_string(*cuda) : std::string()) +
+                    "   (or the cuDNN " + n + " package of your distribution)");
+  }
+  if (const Cause* c = ctx.kb.cause(name.starts_with("libcudart") ? "missing_runtime" : "missing_library"))
+    fixes.insert(fixes.end(), c->fixes.begin(), c->fixes.end());
+  return fixes;
+}
+
+// A package's CUDA library as ld.so would load it (RUNPATH with $ORIGIN pointing into the
+// nvidia-* wheels, then LD_LIBRARY_PATH order rules): a missing runtime or library, or an older
+// copy winning through LD_LIBRARY_PATH, shows up here, before import fails.
+void check_needed(ProbeContext& ctx, LayerReport& L, const FrameworkInfo& fi, const std::string& lib) {
+  if (lib.empty() || !ctx.sys.exists(lib)) return;
   auto req = ctx.loader.load_requester(lib);
   if (!req) return;
   for (const auto& name : req->elf.needed) {
@@ -100,10 +152,14 @@ void check_needed(ProbeContext& ctx, LayerReport& L, const FrameworkInfo& fi) {
       fd.cause_id = runtime ? "missing_runtime" : "missing_library";
       for (const auto& s : r.steps)
         if (s.source != "system dir") fd.evidence.push_back(s.source + ": " + s.dir + " (" + s.result + ")");
-      if (const Cause* c = ctx.kb.cause(fd.cause_id)) {
-        fd.cause = c->explanation;
-        fd.fixes = c->fixes;
-      }
+      std::vector<LibraryCopy> elsewhere = find_copies(ctx, name);
+      for (const auto& c : elsewhere) fd.evidence.push_back("a copy exists at " + c.real_path + ", outside the loader's path");
+      if (runtime)
+        for (const auto& rt : ctx.facts.runtimes)
+          fd.evidence.push_back("CUDA runtime installed: " + rt.real_path + (rt.version ? " (" + rt.version->str() + ")" : "") +
+                                ", another major");
+      if (const Cause* c = ctx.kb.cause(fd.cause_id)) fd.cause = c->explanation;
+      fd.fixes = missing_dependency_fixes(ctx, fi, *req, name, elsewhere);
       continue;
     }
     if (r.via != "LD_LIBRARY_PATH" || !req->elf.has_runpath) continue;
@@ -122,6 +178,55 @@ void check_needed(ProbeContext& ctx, LayerReport& L, const FrameworkInfo& fi) {
                  "built with (undefined versioned symbols, cuDNN version mismatch).";
       fd.fixes = {"Remove " + path_dirname(*r.path) + " from LD_LIBRARY_PATH"};
     }
+  }
+}
+
+// CUDA libraries of Python packages other than the frameworks asked above: their loader
+// dependencies are checked like libtorch_cuda.so's (the package directory, the library in it).
+struct Extension {
+  const char* package_dir;
+  const char* library;
+};
+constexpr Extension kExtensions[] = {
+    {"onnxruntime", "capi/libonnxruntime_providers_cuda.so"},
+    {"onnxruntime", "capi/onnxruntime_pybind11_state.so"},
+    {"vllm", "_C.abi3.so"},
+    {"cuml", "libcuml++.so"},
+    {"cudf", "libcudf.so"},
+};
+
+// "onnxruntime_gpu-1.17.0.dist-info" for package directory "onnxruntime": {"onnxruntime-gpu", "1.17.0"}.
+std::pair<std::string, std::string> distribution(ProbeContext& ctx, const std::string& site, const std::string& package_dir) {
+  for (const auto& e : ctx.sys.list_dir(site, 20000)) {
+    if (!e.name.ends_with(".dist-info") || !e.name.starts_with(package_dir)) continue;
+    std::string stem = e.name.substr(0, e.name.size() - 10);
+    auto dash = stem.find('-');
+    std::string name = stem.substr(0, dash), version = dash == std::string::npos ? "" : stem.substr(dash + 1);
+    for (auto& ch : name)
+      if (ch == '_') ch = '-';
+    return {name, version};
+  }
+  return {package_dir, ""};
+}
+
+void check_extensions(ProbeContext& ctx, LayerReport& L, const std::string& site) {
+  std::set<std::string> seen_packages;
+  for (const auto& x : kExtensions) {
+    const std::string lib = site + "/" + x.package_dir + "/" + x.library;
+    auto req = ctx.sys.exists(lib) ? ctx.loader.load_requester(lib) : std::nullopt;
+    if (!req) continue;
+    bool uses_cuda = false;
+    for (const auto& n : req->elf.needed) uses_cuda |= n.starts_with("libcu") || n.starts_with("libnv");
+    if (!uses_cuda) continue;
+    FrameworkInfo fi;
+    std::tie(fi.package, fi.version) = distribution(ctx, site, x.package_dir);
+    fi.python = site;
+    fi.lib_dir = path_dirname(lib);
+    if (seen_packages.insert(x.package_dir).second)
+      L.add(Verdict::ok, fi.package + " " + fi.version + " (" + site + ", read from files)")
+          .evidence.push_back("CUDA library: " + lib);
+    check_needed(ctx, L, fi, lib);
+    ctx.facts.frameworks.push_back(std::move(fi));
   }
 }
 
@@ -169,7 +274,7 @@ LayerReport probe_frameworks(ProbeContext& ctx) {
         fi.nvidia_wheels = wheels;
         if (fi.package == "torch" && !fi.lib_dir.empty()) asked_sites.insert(path_dirname(path_dirname(fi.lib_dir)));
         judge(ctx, L, fi, true);
-        check_needed(ctx, L, fi);
+        check_needed(ctx, L, fi, fi.lib_dir.empty() ? "" : fi.lib_dir + "/libtorch_cuda.so");
         f.frameworks.push_back(std::move(fi));
       }
     }
@@ -184,10 +289,11 @@ LayerReport probe_frameworks(ProbeContext& ctx) {
       for (const auto& x : f.frameworks) dup |= x.lib_dir == fi->lib_dir;
       if (dup) continue;
       judge(ctx, L, *fi, false);
-      check_needed(ctx, L, *fi);
+      check_needed(ctx, L, *fi, fi->lib_dir + "/libtorch_cuda.so");
       f.frameworks.push_back(std::move(*fi));
     }
   }
+  for (const auto& site : site_packages_dirs(ctx)) check_extensions(ctx, L, site);
   if (L.findings.empty()) {
     auto& fd = L.add(Verdict::not_applicable, "No PyTorch, JAX or CuPy found");
     std::string pys;

@@ -82,6 +82,20 @@ LayerReport probe_hardware(ProbeContext& ctx) {
     }
     if (!model.empty()) g->name = model;
   }
+  // Jetson: the GPU is part of the Tegra SoC, not a PCI device; L4T names the board and release.
+  auto tegra = sys.read_text("/etc/nv_tegra_release", 4096);
+  auto compatible = sys.read_text("/proc/device-tree/compatible", 4096).value_or("");
+  if (f.gpus.empty() && !f.wsl && (tegra || compatible.find("nvidia,tegra") != std::string::npos)) {
+    std::smatch m;
+    const std::string rel = tegra.value_or("");
+    if (std::regex_search(rel, m, std::regex("R([0-9]+) \\(release\\), REVISION: ([0-9.]+)")))
+      f.jetson = "R" + m[1].str() + "." + m[2].str();
+    else
+      f.jetson = "L4T (release unknown)";
+    std::string model = sys.read_text("/proc/device-tree/model", 256).value_or("");
+    model = trim(model.substr(0, model.find('\0')));
+    f.gpus.push_back(GpuFact{"integrated", 0, model.empty() ? "NVIDIA Jetson" : model, 0, 0, ""});
+  }
   for (auto& g : f.gpus) {
     if (g.name.empty() && g.device_id) {
       std::string n = pci_ids_name(sys, g.device_id);
@@ -125,6 +139,7 @@ LayerReport probe_hardware(ProbeContext& ctx) {
       if (!g.cc_source.empty()) fd.evidence.push_back("compute capability from " + g.cc_source);
       if (g.name.empty())
         fd.evidence.push_back("model name unknown: driver not loaded and no pci.ids database (install pciutils/hwdata)");
+      if (!f.jetson.empty()) fd.evidence.push_back("Jetson integrated GPU (/proc/device-tree/model), L4T " + f.jetson);
     }
     if (nvswitches) L.findings.back().evidence.push_back(std::to_string(nvswitches) + " NVSwitch device(s) present");
   }

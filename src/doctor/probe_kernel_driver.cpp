@@ -41,6 +41,36 @@ std::vector<std::string> module_files(const SystemView& sys, const std::string& 
   return found;
 }
 
+// A GPU newer than the driver: the first CUDA release that targets the GPU's compute capability
+// sets the lowest driver that can run any code on it. The toolkit table starts at CUDA 10.0, so
+// this is only judged for GPUs newer than that release's newest target (sm_75).
+void check_driver_knows_gpus(ProbeContext& ctx, LayerReport& L) {
+  const auto& archs = ctx.kb.toolkit_archs;
+  const ToolkitArchRow* oldest = nullptr;
+  for (const auto& t : archs)
+    if (!oldest || t.first < oldest->first) oldest = &t;
+  const Version& driver = *ctx.facts.kernel_driver;
+  for (const auto& g : ctx.facts.gpus) {
+    if (!g.sm() || !oldest || g.sm() <= oldest->max_sm) continue;
+    const ToolkitArchRow* first = nullptr;
+    for (const auto& t : archs)
+      if (t.max_sm >= g.sm() && (!first || t.first < first->first)) first = &t;
+    const DriverRequirement* r = first ? ctx.kb.requirement_for_cuda(first->first.prefix(2)) : nullptr;
+    if (!r || r->toolkit_min <= driver) continue;
+    const std::string cc = std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor);
+    const std::string cuda = first->first.prefix(2).str();
+    auto& fd = L.add(Verdict::fail, "Driver " + driver.str() + " is older than the " + (g.name.empty() ? g.pci_address : g.name) +
+                                        " (compute capability " + cc + "): CUDA supports it from " + cuda +
+                                        ", which needs driver >= " + r->toolkit_min.str());
+    fd.evidence.push_back("first CUDA release targeting sm_" + std::to_string(g.sm()) + ": " + cuda + " (" + r->label + ")");
+    fd.cause_id = "driver_too_old";
+    fd.cause = "The driver predates the GPU's architecture: it cannot load code built for compute capability " + cc +
+               ", so kernels fail with 'no kernel image is available' even in builds that include sm_" + std::to_string(g.sm()) + ".";
+    fd.fixes = {"Upgrade the NVIDIA driver to >= " + r->toolkit_min.str() + " (" + r->label + ")",
+                "then use a build for CUDA >= " + cuda + " that includes sm_" + std::to_string(g.sm())};
+  }
+}
+
 }  // namespace
 
 LayerReport probe_kernel_driver(ProbeContext& ctx) {
@@ -83,6 +113,14 @@ LayerReport probe_kernel_driver(ProbeContext& ctx) {
     L.summary = "WSL2 (host driver)";
     return L;
   }
+  if (!f.jetson.empty()) {
+    // L4T's GPU driver (nvgpu) comes with the board's kernel; there is no nvidia.ko to load.
+    auto& fd = L.add(Verdict::ok, "Jetson, L4T " + f.jetson + ": the GPU driver is part of the L4T kernel");
+    fd.evidence.push_back("/etc/nv_tegra_release");
+    if (modules.count("nvgpu")) fd.evidence.push_back("module loaded: nvgpu");
+    L.summary = "L4T " + f.jetson;
+    return L;
+  }
   const bool have_gpu = !f.gpus.empty();
   if (f.nvidia_module_loaded) {
     auto& fd = L.add(Verdict::ok, "nvidia kernel module loaded" + (f.kernel_driver ? ", version " + f.kernel_driver->str() : ""));
@@ -98,9 +136,10 @@ LayerReport probe_kernel_driver(ProbeContext& ctx) {
     if (f.kernel_driver)
       if (const DriverRequirement* r = ctx.kb.max_cuda_for_driver(*f.kernel_driver)) {
         f.driver_max_cuda = r->cuda.prefix(2);
-        fd.evidence.push_back("driver " + f.kernel_driver->str() + " supports CUDA up to " + r->cuda.prefix(2).str() +
-                              " (newest release whose minimum driver it meets: " + r->label + ")");
+        L.findings.front().evidence.push_back("driver " + f.kernel_driver->str() + " supports CUDA up to " + r->cuda.prefix(2).str() +
+                                              " (newest release whose minimum driver it meets: " + r->label + ")");
       }
+    if (f.kernel_driver) check_driver_knows_gpus(ctx, L);
   } else if (!f.container.empty() && !have_gpu) {
     // The hardware layer already fails; say what this means here without a second failure.
     auto& fd = L.add(Verdict::not_applicable, "Inside a " + f.container + " container with no NVIDIA driver or GPU passed in");
@@ -165,7 +204,13 @@ LayerReport probe_kernel_driver(ProbeContext& ctx) {
                            (x && x->uncertain ? " (meaning uncertain)" : ""));
       fd.evidence.push_back(log_source + ": " + last_line);
       if (x) fd.fixes.push_back(x->action);
-      if (code == 79) fd.cause_id = "gpu_fell_off_bus";
+      if (code == 79) {
+        fd.cause_id = "gpu_fell_off_bus";
+        if (const Cause* c = ctx.kb.cause(fd.cause_id)) {
+          fd.cause = c->explanation;
+          fd.fixes.insert(fd.fixes.end(), c->fixes.begin(), c->fixes.end());
+        }
+      }
     }
   }
   if (!f.container.empty())

@@ -9,7 +9,32 @@ namespace {
 
 struct Target {
   std::string path, why;
+  bool torch = false;
 };
+
+// Fixes for "no kernel image" on one GPU, naming its architecture: for PyTorch the first release
+// whose wheels carry SASS for it (pytorch_wheels.tsv), for other binaries the -gencode to add.
+std::vector<std::string> no_image_fixes(ProbeContext& ctx, const GpuFact& g, bool torch) {
+  std::vector<std::string> fixes;
+  const int sm = g.sm();
+  const std::string cc = std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor), sms = std::to_string(sm);
+  if (torch) {
+    const TorchWheel* first = nullptr;
+    for (const auto& w : ctx.kb.torch_wheels) {
+      bool runs = false;  // SASS of the same major and a lower or equal minor
+      for (int s : w.sass) runs |= s / 10 == sm / 10 && s <= sm;
+      if (runs && (!first || w.torch < first->torch || (w.torch == first->torch && w.cuda < first->cuda))) first = &w;
+    }
+    if (first)
+      fixes.push_back("pip install 'torch>=" + first->torch.str() + "' --index-url https://download.pytorch.org/whl/" + first->variant +
+                      "   (PyTorch " + first->torch.str() + " " + first->variant + " is the first wheel with sm_" + sms + " kernels)");
+  } else {
+    fixes.push_back("Rebuild with -gencode arch=compute_" + sms + ",code=sm_" + sms + " for compute capability " + cc +
+                    " (CMake: CMAKE_CUDA_ARCHITECTURES=" + sms + " or native; OpenCV-style builds: CUDA_ARCH_BIN=" + cc + ")");
+  }
+  if (const Cause* c = ctx.kb.cause("no_kernel_image")) fixes.insert(fixes.end(), c->fixes.begin(), c->fixes.end());
+  return fixes;
+}
 
 }  // namespace
 
@@ -18,12 +43,12 @@ LayerReport probe_kernel_images(ProbeContext& ctx) {
   L.layer = Layer::kernel_image;
   Facts& f = ctx.facts;
   std::optional<Version> driver = f.kernel_driver ? f.kernel_driver : f.libcuda_version;
-  std::vector<Target> targets;
-  for (const auto& p : ctx.opt.kernel_paths) targets.push_back({p, "named on the command line"});
+  std::vector<Target> targets;  // `torch` marks PyTorch's own libraries (fixes name a wheel)
+  for (const auto& p : ctx.opt.kernel_paths) targets.push_back({p, "named on the command line", false});
   for (const auto& fw : f.frameworks) {
     if (fw.package != "torch" || fw.lib_dir.empty() || fw.cuda.empty()) continue;
     for (const char* lib : {"libtorch_cuda.so"})
-      if (ctx.sys.exists(fw.lib_dir + "/" + lib)) targets.push_back({fw.lib_dir + "/" + lib, "PyTorch " + fw.version});
+      if (ctx.sys.exists(fw.lib_dir + "/" + lib)) targets.push_back({fw.lib_dir + "/" + lib, "PyTorch " + fw.version, true});
     // torch's own answer, when Python was asked.
     if (!fw.arch_list.empty()) {
       std::set<ImageTarget> ts;
@@ -36,14 +61,14 @@ LayerReport probe_kernel_images(ProbeContext& ctx) {
                          "PyTorch " + fw.version + " arch list on " + (g.name.empty() ? g.pci_address : g.name) + ": " + rc.detail);
         if (rc.how == RunCheck::How::no_image) {
           fd.cause_id = "no_kernel_image";
-          if (const Cause* c = ctx.kb.cause("no_kernel_image")) fd.fixes = c->fixes;
+          fd.fixes = no_image_fixes(ctx, g, true);
         }
       }
     }
   }
   if (ctx.opt.deep_libraries)
     for (const auto& c : f.libraries)
-      if (c.wins) targets.push_back({c.real_path, "library that wins the loader search"});
+      if (c.wins) targets.push_back({c.real_path, "library that wins the loader search", false});
   // Toolkit floors: CUDA 13 libraries start at sm_75, CUDA 12 at sm_50 ...
   for (const auto& rt : f.runtimes) {
     if (!rt.wins || !rt.version) continue;
@@ -93,10 +118,8 @@ LayerReport probe_kernel_images(ProbeContext& ctx) {
       auto& fd = L.add(v, "on " + (g.name.empty() ? g.pci_address : g.name) + ": " + rc.detail);
       if (rc.how == RunCheck::How::no_image) {
         fd.cause_id = "no_kernel_image";
-        if (const Cause* c = ctx.kb.cause("no_kernel_image")) {
-          fd.cause = c->explanation;
-          fd.fixes = c->fixes;
-        }
+        if (const Cause* c = ctx.kb.cause("no_kernel_image")) fd.cause = c->explanation;
+        fd.fixes = no_image_fixes(ctx, g, t.torch);
       } else if (rc.how == RunCheck::How::ptx_needs_newer_driver) {
         fd.cause_id = "ptx_jit_too_old";
         if (const Cause* c = ctx.kb.cause("ptx_jit_too_old")) fd.fixes = c->fixes;

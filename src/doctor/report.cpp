@@ -17,6 +17,13 @@ const char* layer_name(Layer l) {
   return "?";
 }
 
+std::optional<Layer> layer_from_name(std::string_view name) {
+  for (Layer l : {Layer::hardware, Layer::driver, Layer::driver_userspace, Layer::runtime, Layer::library, Layer::framework,
+                  Layer::kernel_image, Layer::compute})
+    if (name == layer_name(l)) return l;
+  return std::nullopt;
+}
+
 const char* layer_title(Layer l) {
   switch (l) {
     case Layer::hardware: return "Hardware";
@@ -63,6 +70,15 @@ const LayerReport* Report::first_problem() const {
     if (l.verdict == Verdict::fail) return &l;
   for (const auto& l : layers)
     if (l.verdict == Verdict::warn) return &l;
+  return nullptr;
+}
+
+const Finding* Report::first_problem_finding() const {
+  const LayerReport* l = first_problem();
+  if (!l) return nullptr;
+  for (Verdict v : {Verdict::fail, Verdict::warn})
+    for (const auto& f : l->findings)
+      if (f.verdict == v) return &f;
   return nullptr;
 }
 

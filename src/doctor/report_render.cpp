@@ -129,6 +129,7 @@ std::string render_json(const Report& report) {
                    {"device_count", x.device_count}, {"nvidia_wheels", x.nvidia_wheels}});
   j["facts"] = {{"gpus", gpus},
                 {"wsl", f.wsl},
+                {"jetson", f.jetson},
                 {"container", f.container},
                 {"nvidia_module_loaded", f.nvidia_module_loaded},
                 {"kernel_driver", f.kernel_driver ? f.kernel_driver->str() : ""},

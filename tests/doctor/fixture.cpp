@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -125,7 +126,7 @@ std::vector<std::uint8_t> build_elf(const ElfSpec& spec) {
   return f;
 }
 
-std::vector<std::uint8_t> build_ld_cache(const std::vector<std::pair<std::string, std::string>>& entries) {
+std::vector<std::uint8_t> build_ld_cache(const std::vector<std::pair<std::string, std::string>>& entries, std::int32_t flags) {
   std::vector<std::uint8_t> out;
   const char magic[] = "glibc-ld.so.cache1.1";
   out.insert(out.end(), magic, magic + 20);
@@ -136,7 +137,7 @@ std::vector<std::uint8_t> build_ld_cache(const std::vector<std::pair<std::string
   std::vector<std::uint8_t> table;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     std::size_t at = 48 + i * 24;
-    put<std::int32_t>(out, at, 0x0303);
+    put<std::int32_t>(out, at, flags);
     put<std::uint32_t>(out, at + 4, std::uint32_t(strings + table.size()));
     table.insert(table.end(), entries[i].first.begin(), entries[i].first.end());
     table.push_back(0);
@@ -192,7 +193,13 @@ void FixtureTree::library(const std::string& path, ElfSpec spec) {
 }
 
 void FixtureTree::ld_cache(const std::vector<std::pair<std::string, std::string>>& entries) {
+  cache_entries_ = entries;
   write("/etc/ld.so.cache", build_ld_cache(entries));
+}
+
+void FixtureTree::cache_add(const std::string& soname, const std::string& path) {
+  cache_entries_.emplace_back(soname, path);
+  write("/etc/ld.so.cache", build_ld_cache(cache_entries_));
 }
 
 void FixtureTree::pci_gpu(const std::string& address, unsigned device_id) {
@@ -227,6 +234,106 @@ void FixtureTree::kernel_release(const std::string& release) {
 SystemView FixtureTree::view(SystemView::Env env) const {
   if (!env.count("PATH")) env["PATH"] = "/usr/local/bin:/usr/bin:/bin";
   return SystemView(root_, std::move(env));
+}
+
+void healthy_machine(FixtureTree& t, const MachineSpec& m) {
+  t.kernel_release(m.kernel);
+  t.pci_other("0000:00:00.0");
+  for (int i = 0; i < m.gpus; ++i) {
+    char address[32];
+    std::snprintf(address, sizeof address, "0000:%02x:00.0", i + 1);
+    t.pci_gpu(address, m.device_id);
+    t.nvidia_driver(m.module.empty() ? m.driver : m.module, address, m.model);
+  }
+  t.write("/dev/kmsg", std::string("6,1,0,-;Linux version " + m.kernel + "\n"));
+  t.copy_from_host(STRATA_FAKE_LIBCUDA, "/usr/lib/x86_64-linux-gnu/libcuda.so." + m.driver);
+  t.symlink("libcuda.so." + m.driver, "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+  t.cache_add("libcuda.so.1", "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+  if (!m.cuda.empty()) cuda_toolkit(t, m.cuda, m.toolkit);
+}
+
+MachineSpec machine(const std::string& driver, const std::string& model, unsigned device_id, const std::string& cuda,
+                    const std::string& toolkit) {
+  MachineSpec m;
+  m.driver = driver;
+  m.model = model;
+  m.device_id = device_id;
+  m.cuda = cuda;
+  m.toolkit = toolkit;
+  return m;
+}
+
+void replace_driver(FixtureTree& t, const std::string& driver, const std::string& model) {
+  t.nvidia_driver(driver, "0000:01:00.0", model);
+  t.copy_from_host(STRATA_FAKE_LIBCUDA, "/usr/lib/x86_64-linux-gnu/libcuda.so." + driver);
+  fs::remove(t.root() + "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+  t.symlink("libcuda.so." + driver, "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+}
+
+std::string cudart_soname(const std::string& cuda) {
+  const auto dot = cuda.find('.');
+  const std::string major = cuda.substr(0, dot);
+  if (major == "11") return "libcudart.so.11.0";
+  if (std::stoi(major) >= 12) return "libcudart.so." + major;
+  return "libcudart.so." + cuda.substr(0, cuda.find('.', dot + 1));  // 10.x: major.minor
+}
+
+void cuda_toolkit(FixtureTree& t, const std::string& cuda, const std::string& toolkit, bool default_link) {
+  const auto dot = cuda.find('.');
+  const std::string mm = cuda.substr(0, cuda.find('.', dot + 1));
+  const std::string root = "/usr/local/cuda-" + mm, soname = cudart_soname(cuda);
+  t.library(root + "/lib64/libcudart.so." + cuda, {62, 2, soname, {}, "", "", {}});
+  t.symlink("libcudart.so." + cuda, root + "/lib64/" + soname);
+  if (!toolkit.empty())
+    t.write(root + "/version.json", R"({"cuda": {"name": "CUDA SDK", "version": ")" + toolkit + R"("}})");
+  if (default_link) t.symlink(root, "/usr/local/cuda");
+  t.cache_add(soname, root + "/lib64/" + soname);
+}
+
+void container(FixtureTree& t, const std::string& driver, const std::string& model, unsigned device_id, bool injected) {
+  t.write("/.dockerenv", std::string(""));
+  t.kernel_release("5.15.0-91-generic");
+  t.pci_gpu("0000:01:00.0", device_id);
+  t.nvidia_driver(driver, "0000:01:00.0", model);  // /proc is the host kernel's
+  if (!injected) return;
+  t.copy_from_host(STRATA_FAKE_LIBCUDA, "/usr/lib/x86_64-linux-gnu/libcuda.so." + driver);
+  t.symlink("libcuda.so." + driver, "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+  t.cache_add("libcuda.so.1", "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+}
+
+std::string python(FixtureTree& t, const std::string& prefix, const std::string& ver, const std::string& probe_json,
+                   const std::string& site) {
+  const std::string exe = prefix + "/bin/python3";
+  t.write(exe, probe_json.empty() ? std::string("#!/bin/sh\nexit 1\n") : "#!/bin/sh\necho '" + probe_json + "'\n");
+  fs::permissions(t.root() + exe, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);
+  const std::string dir = prefix + "/lib/python" + ver + "/" + site;
+  t.mkdir(dir);
+  return dir;
+}
+
+void dist_info(FixtureTree& t, const std::string& site, const std::string& name, const std::string& version) {
+  t.write(site + "/" + name + "-" + version + ".dist-info/METADATA", "Name: " + name + "\nVersion: " + version + "\n");
+}
+
+std::vector<FatEntry> kernels(const std::vector<unsigned>& sass, const std::vector<std::pair<unsigned, std::pair<int, int>>>& ptx) {
+  std::vector<FatEntry> out;
+  for (unsigned a : sass) out.push_back({2, a, 0x11, 1, 8, 64, 64});
+  for (const auto& [a, isa] : ptx)
+    out.push_back({1, a, 0x11, std::uint16_t(isa.first), std::uint16_t(isa.second), 64, 64});
+  return out;
+}
+
+void kernel_library(FixtureTree& t, const std::string& path, const std::vector<FatEntry>& entries) {
+  ElfSpec spec;
+  spec.sections.push_back({".nv_fatbin", 1, fatbin_container(entries)});
+  t.library(path, spec);
+}
+
+void torch_install(FixtureTree& t, const std::string& site, const std::string& version, const std::string& cuda,
+                   const std::vector<FatEntry>& entries) {
+  t.write(site + "/torch/version.py", "__version__ = '" + version + "'\ndebug = False\ncuda: Optional[str] = " +
+                                          (cuda.empty() ? std::string("None") : "'" + cuda + "'") + "\n");
+  if (!entries.empty()) kernel_library(t, site + "/torch/lib/libtorch_cuda.so", entries);
 }
 
 }  // namespace strata::doctor::test

@@ -17,6 +17,7 @@
 using namespace strata::doctor;
 using test::FatEntry;
 using test::FixtureTree;
+using test::healthy_machine;
 
 namespace {
 
@@ -39,31 +40,6 @@ DoctorOptions quick() {
   o.probe_python = false;
   o.driver_api = false;
   return o;
-}
-
-// A working machine: one H100, driver 580.65.06, libcuda and CUDA 13.0 runtime.
-void healthy_machine(FixtureTree& t, const std::string& driver = "580.65.06") {
-  t.kernel_release("6.8.0-45-generic");
-  t.pci_other("0000:00:00.0");
-  t.pci_gpu("0000:01:00.0", 0x2330);
-  t.nvidia_driver(driver, "0000:01:00.0", "NVIDIA H100 80GB HBM3");
-  t.write("/dev/kmsg", std::string("6,1,0,-;Linux version 6.8.0\n"));
-  t.copy_from_host(STRATA_FAKE_LIBCUDA, "/usr/lib/x86_64-linux-gnu/libcuda.so." + driver);
-  t.symlink("libcuda.so." + driver, "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
-  t.library("/usr/local/cuda-13.0/lib64/libcudart.so.13.0.96", {62, 2, "libcudart.so.13", {}, "", "", {}});
-  t.symlink("libcudart.so.13.0.96", "/usr/local/cuda-13.0/lib64/libcudart.so.13");
-  t.write("/usr/local/cuda-13.0/version.json", std::string(R"({"cuda": {"name": "CUDA SDK", "version": "13.0.2"}})"));
-  t.symlink("/usr/local/cuda-13.0", "/usr/local/cuda");
-  t.ld_cache({{"libcuda.so.1", "/usr/lib/x86_64-linux-gnu/libcuda.so.1"},
-              {"libcudart.so.13", "/usr/local/cuda-13.0/lib64/libcudart.so.13"}});
-}
-
-// Changes only the loaded module's version (and the libcuda that goes with it).
-void healthy_machine_driver_only(FixtureTree& t, const std::string& driver) {
-  t.nvidia_driver(driver, "0000:01:00.0", "NVIDIA H100 80GB HBM3");
-  t.copy_from_host(STRATA_FAKE_LIBCUDA, "/usr/lib/x86_64-linux-gnu/libcuda.so." + driver);
-  std::filesystem::remove(t.root() + "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
-  t.symlink("libcuda.so." + driver, "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
 }
 
 }  // namespace
@@ -128,13 +104,15 @@ TEST(DoctorScenario, DriverNotBuiltForRunningKernel) {
 
 TEST(DoctorScenario, DriverLibraryVersionMismatchAfterUpgrade) {
   FixtureTree t;
-  healthy_machine(t, "550.107.02");
+  healthy_machine(t, test::machine("550.107.02", "NVIDIA H100 80GB HBM3", 0x2330, "13.0.96", "13.0.2"));
   t.write("/proc/driver/nvidia/version", std::string("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.90.07  Fri May 31\n"));
   Report r = run_doctor(t.view(), quick());
   const auto& u = layer(r, Layer::driver_userspace);
   EXPECT_EQ(u.verdict, Verdict::fail) << dump(r);
   EXPECT_TRUE(has_cause(u, "nvml_mismatch"));
-  EXPECT_EQ(r.first_problem()->layer, Layer::driver_userspace);
+  // Seen in user space, blamed on the kernel driver layer (a module older than its libraries).
+  EXPECT_EQ(r.first_problem()->layer, Layer::driver);
+  EXPECT_TRUE(has_cause(layer(r, Layer::driver), "nvml_mismatch"));
 }
 
 TEST(DoctorScenario, StubLibcudaOnLdLibraryPath) {
@@ -148,7 +126,7 @@ TEST(DoctorScenario, StubLibcudaOnLdLibraryPath) {
 
 TEST(DoctorScenario, RuntimeNewerThanDriverAndMinorVersionCompat) {
   FixtureTree t;
-  healthy_machine(t, "535.54.03");
+  healthy_machine(t, test::machine("535.54.03", "NVIDIA H100 80GB HBM3", 0x2330, "13.0.96", "13.0.2"));
   t.library("/opt/app/lib/libcudart.so.12.4.127", {62, 2, "libcudart.so.12", {}, "", "", {}});
   t.symlink("libcudart.so.12.4.127", "/opt/app/lib/libcudart.so.12");
   Report r = run_doctor(t.view({{"LD_LIBRARY_PATH", "/opt/app/lib"}}), quick());
@@ -192,7 +170,7 @@ TEST(DoctorScenario, CpuOnlyTorchReadFromFiles) {
 
 TEST(DoctorScenario, TorchWheelWithoutBlackwellKernels) {
   FixtureTree t;
-  healthy_machine(t, "590.48.01");
+  healthy_machine(t, test::machine("590.48.01", "NVIDIA H100 80GB HBM3", 0x2330, "13.0.96", "13.0.2"));
   t.write("/proc/driver/nvidia/gpus/0000:01:00.0/information", std::string("Model: \t\t NVIDIA GeForce RTX 5090\n"));
   t.write("/usr/bin/python3", std::string("#!/bin/sh\nexit 1\n"));
   const std::string site = "/usr/lib/python3.11/site-packages";
@@ -376,7 +354,7 @@ TEST(DoctorScenario, NouveauHoldsTheGpu) {
 
 TEST(DoctorScenario, PtxOnlyBinaryNeedsANewerDriverThanInstalled) {
   FixtureTree t;
-  healthy_machine(t, "570.26");  // JITs PTX up to ISA 8.7 (CUDA 12.8)
+  healthy_machine(t, test::machine("570.26", "NVIDIA H100 80GB HBM3", 0x2330, "13.0.96", "13.0.2"));  // JITs PTX up to ISA 8.7 (CUDA 12.8)
   test::ElfSpec spec;
   spec.sections.push_back({".nv_fatbin", 1, test::fatbin_container({{2, 80, 0x11, 1, 8, 64, 64}, {1, 80, 0x8011, 9, 0, 80, 64}})});
   t.library("/opt/app/libkernels.so", spec);
@@ -387,7 +365,7 @@ TEST(DoctorScenario, PtxOnlyBinaryNeedsANewerDriverThanInstalled) {
   EXPECT_EQ(k.verdict, Verdict::fail) << dump(r);
   EXPECT_TRUE(has_cause(k, "ptx_jit_too_old"));
   EXPECT_NE(dump(r).find("needs >= 580.65.06"), std::string::npos) << dump(r);
-  healthy_machine_driver_only(t, "580.65.06");
+  test::replace_driver(t, "580.65.06");
   Report ok = run_doctor(t.view(), o);
   EXPECT_EQ(layer(ok, Layer::kernel_image).verdict, Verdict::warn) << dump(ok);  // runs, through JIT
 }

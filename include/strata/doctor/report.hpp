@@ -3,6 +3,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "strata/doctor/fatbin.hpp"
@@ -15,6 +16,9 @@ enum class Verdict { ok, warn, fail, not_applicable };
 
 const char* layer_name(Layer l);   // "hardware", "driver", "driver-userspace", ..., "kernel-image", "compute"
 const char* layer_title(Layer l);  // "Hardware", "Kernel driver", ...
+// The inverse of layer_name ("driver-userspace" -> Layer::driver_userspace); nullopt for names
+// that are not a layer of the stack (causes.tsv's "resource" and "other").
+std::optional<Layer> layer_from_name(std::string_view name);
 const char* verdict_name(Verdict v);  // "ok", "warn", "fail", "n/a"
 // fail > warn > ok > not_applicable
 Verdict worse(Verdict a, Verdict b);
@@ -89,6 +93,7 @@ struct FrameworkInfo {
 struct Facts {
   std::vector<GpuFact> gpus;
   bool wsl = false;
+  std::string jetson;      // Jetson (integrated GPU, L4T): the L4T release, "R35.4.1"; "" elsewhere
   int nvswitches = 0;      // NVSwitch PCI functions (HGX systems need Fabric Manager)
   std::string container;  // "docker", "podman", "kubernetes", "" when not in one
   bool nvidia_module_loaded = false;
@@ -112,6 +117,8 @@ struct Report {
 
   // The lowest layer whose verdict is fail (else the lowest with warn), or nullptr.
   const LayerReport* first_problem() const;
+  // The finding stated at the top of the report: first_problem()'s first fail (else warn) finding.
+  const Finding* first_problem_finding() const;
   // 0 healthy, 1 problems found (a fail anywhere).
   int exit_code() const;
 };
