@@ -46,6 +46,15 @@ void dnnl_sgemm_adapter(void* self, char ta, char tb, int64_t m, int64_t n, int6
   f(tb, ta, n, m, k, alpha, B, ldb, A, lda, beta, C, ldc);
 }
 
+using dnnl_gemm_u8s8s32_t = int (*)(char, char, char, int64_t, int64_t, int64_t, float, const uint8_t*, int64_t,
+                                    uint8_t, const int8_t*, int64_t, int8_t, float, int32_t*, int64_t, const int32_t*);
+void dnnl_u8s8s32_adapter(void* self, char ta, char tb, int64_t m, int64_t n, int64_t k, const uint8_t* A,
+                          int64_t lda, const int8_t* B, int64_t ldb, int32_t* C, int64_t ldc) {
+  auto f = reinterpret_cast<dnnl_gemm_u8s8s32_t>(static_cast<GemmPeer*>(self)->u8s8s32_sym);
+  const int32_t zero = 0;
+  f(ta, tb, 'F', m, n, k, 1.0f, A, lda, 0, B, ldb, 0, 0.0f, C, ldc, &zero);
+}
+
 void* open_first(std::initializer_list<const char*> paths, std::string& loaded) {
   for (const char* p : paths)
     if (void* h = dlopen(p, RTLD_NOW | RTLD_LOCAL)) {
@@ -102,6 +111,7 @@ std::vector<GemmPeer> load_gemm_peers(const std::vector<std::string>& wanted, st
       if (!p.threads_sym)
         if (void* gomp = dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD)) p.threads_sym = dlsym(gomp, "omp_set_num_threads");
       p.sgemm = dnnl_sgemm_adapter, p.set_threads = p.threads_sym ? int_threads : nullptr;
+      if ((p.u8s8s32_sym = dlsym(p.handle, "dnnl_gemm_u8s8s32"))) p.gemm_u8s8s32 = dnnl_u8s8s32_adapter;
       peers.push_back(p);
     } else {
       missing.push_back("onednn (libdnnl.so not found; Debian package libdnnl-dev)");

@@ -13,6 +13,10 @@ using DgemmFn = void (*)(void* self, char ta, char tb, int64_t m, int64_t n, int
                          const double* A, int64_t lda, const double* B, int64_t ldb, double beta, double* C,
                          int64_t ldc);
 
+// Row-major u8 x s8 -> s32, C = op(A) op(B) (alpha 1, beta 0, no offsets).
+using GemmU8S8S32Fn = void (*)(void* self, char ta, char tb, int64_t m, int64_t n, int64_t k, const uint8_t* A,
+                               int64_t lda, const int8_t* B, int64_t ldb, int32_t* C, int64_t ldc);
+
 struct GemmPeer {
   std::string name;     // "openblas", "blis", "onednn"
   std::string library;  // path that was loaded
@@ -22,6 +26,8 @@ struct GemmPeer {
   void (*set_threads)(void* self, int n) = nullptr;
   SgemmFn sgemm = nullptr;
   DgemmFn dgemm = nullptr;
+  void* u8s8s32_sym = nullptr;
+  GemmU8S8S32Fn gemm_u8s8s32 = nullptr;  // oneDNN only
   void* threads_sym = nullptr;
 };
 

@@ -82,6 +82,8 @@ void check_integer(DType a_type, A lo, A hi) {
 }
 
 TEST(GemmEx, U8xS8ToS32IsExact) { check_integer<uint8_t>(DType::u8, 0, 255); }
+// 7-bit u8 A takes the byte-quad kernel (vpmaddubsw) where the ISA has one: exact as well.
+TEST(GemmEx, SevenBitU8xS8ToS32IsExact) { check_integer<uint8_t>(DType::u8, 0, 127); }
 TEST(GemmEx, S8xS8ToS32IsExact) { check_integer<int8_t>(DType::i8, -128, 127); }
 
 TEST(GemmEx, IntegerBetaZeroDoesNotReadC) {

@@ -19,6 +19,7 @@
 #include "bench_conv.hpp"
 #endif
 #include "peers/gemm_peers.hpp"
+#include "strata/blas/gemm_ex.hpp"
 #include "strata/blas/level3.hpp"
 #include "strata/blas/lt.hpp"
 #include "strata/core/peak.hpp"
@@ -112,6 +113,116 @@ struct Row {
   bool verified;
 };
 
+// One library in a comparison: how to run batch item b, its timings, whether it verified.
+struct Lib {
+  std::string name;
+  std::function<void(int64_t)> call;
+  std::vector<double> times;
+  bool ok = true;
+};
+
+// Interleaved timing (each repetition runs every library once, so drift hits all alike), then
+// one Row per library with GFLOPS (ops for integer GEMM), % of `peak_per_core` x threads and,
+// on strata's row, the ratio to the best verified peer.
+void time_and_report(const GemmProblem& p, const char* dt, int threads, int reps, double peak_per_core,
+                     std::vector<Lib>& libs, std::vector<Row>& rows) {
+  const double flops = 2.0 * double(p.m) * double(p.n) * double(p.k) * double(p.batch);
+  const int inner = std::max(1, int(2e8 / std::max(flops, 1.0)));  // >= ~2 ms per sample for tiny problems
+  for (int r = 0; r < reps; ++r)
+    for (auto& lib : libs) {
+      Timer t;
+      for (int i = 0; i < inner; ++i)
+        for (int64_t b = 0; b < p.batch; ++b) lib.call(b);
+      lib.times.push_back(t.seconds() / inner);
+    }
+  double best_peer = 0, strata_gflops = 0;
+  std::vector<double> gf;
+  auto is_strata = [](const std::string& name) { return name == "strata" || name == "strata+epi"; };
+  for (auto& lib : libs) {
+    std::sort(lib.times.begin(), lib.times.end());
+    double g = flops / lib.times[lib.times.size() / 2] * 1e-9;
+    gf.push_back(g);
+    if (is_strata(lib.name)) strata_gflops = g;
+    else if (lib.ok) best_peer = std::max(best_peer, g);
+  }
+  const double peak = peak_per_core * threads;
+  for (size_t i = 0; i < libs.size(); ++i)
+    rows.push_back({p.text, dt, libs[i].name, threads, gf[i], 100.0 * gf[i] / peak,
+                    is_strata(libs[i].name) && best_peer > 0 ? strata_gflops / best_peer : 0.0, libs[i].ok});
+}
+
+// u8 x s8 -> s32 (gemm_ex's integer form) against oneDNN's dnnl_gemm_u8s8s32. oneDNN is
+// row-major, so it gets its own leading dimensions on the same buffers; each library's result
+// is verified exactly (int64 Freivalds check) in its own layout. A holds 7-bit values (0..127):
+// oneDNN's AVX2 path (vpmaddubsw) saturates int16 pair sums on full-range u8 and then fails
+// the check, while strata is exact for any input. % of peak is against twice the f32 peak:
+// one pmaddwd does 16 multiply-adds where one f32 FMA does 8.
+void run_int8_problem(const GemmProblem& p, int threads, const std::vector<bench::GemmPeer>& peers, int reps,
+                      double peak_per_core, std::vector<Row>& rows) {
+  std::mt19937 rng(42);
+  std::vector<uint8_t> a(size_t(p.m * p.k * p.batch));
+  std::vector<int8_t> b(size_t(p.k * p.n * p.batch));
+  std::vector<int32_t> c(size_t(p.m * p.n * p.batch));
+  for (auto& v : a) v = uint8_t(rng() % 128);
+  for (auto& v : b) v = int8_t(rng());
+  blas::Handle h;
+  h.set_num_threads(threads);
+  // Element strides of op(A), op(B) and C for column-major (strata) or row-major (oneDNN).
+  struct Strides { int64_t ar, ac, br, bc, cr, cc, lda, ldb, ldc; };
+  auto strides = [&](bool col) {
+    Strides s;
+    s.lda = col ? (p.ta == 'N' ? p.m : p.k) : (p.ta == 'N' ? p.k : p.m);
+    s.ldb = col ? (p.tb == 'N' ? p.k : p.n) : (p.tb == 'N' ? p.n : p.k);
+    s.ldc = col ? p.m : p.n;
+    const bool an = (p.ta == 'N') == col, bn = (p.tb == 'N') == col;  // unit row stride of op(A)/op(B)
+    s.ar = an ? 1 : s.lda, s.ac = an ? s.lda : 1;
+    s.br = bn ? 1 : s.ldb, s.bc = bn ? s.ldb : 1;
+    s.cr = col ? 1 : s.ldc, s.cc = col ? s.ldc : 1;
+    return s;
+  };
+  const Strides cs = strides(true), rs = strides(false);
+  const int64_t asz = p.m * p.k, bsz = p.k * p.n, csz = p.m * p.n;
+  std::vector<Lib> libs;
+  libs.push_back({"strata", [&](int64_t i) {
+                    blas::gemm_ex(h, blas::Op(p.ta), blas::Op(p.tb), p.m, p.n, p.k, int32_t(1), a.data() + i * asz,
+                                  DType::u8, cs.lda, b.data() + i * bsz, DType::i8, cs.ldb, int32_t(0),
+                                  c.data() + i * csz, cs.ldc);
+                  }, {}});
+  std::vector<const Strides*> layout{&cs};
+  for (const auto& peer : peers) {
+    if (!peer.gemm_u8s8s32) continue;
+    const bench::GemmPeer* pp = &peer;
+    libs.push_back({peer.name, [&, pp](int64_t i) {
+                      pp->gemm_u8s8s32(const_cast<bench::GemmPeer*>(pp), p.ta, p.tb, p.m, p.n, p.k, a.data() + i * asz,
+                                       rs.lda, b.data() + i * bsz, rs.ldb, c.data() + i * csz, rs.ldc);
+                    }, {}});
+    layout.push_back(&rs);
+  }
+  for (const auto& peer : peers)
+    if (peer.set_threads) peer.set_threads(const_cast<bench::GemmPeer*>(&peer), threads);
+  for (size_t li = 0; li < libs.size(); ++li) {
+    std::fill(c.begin(), c.end(), 0);
+    libs[li].call(0);
+    // C x == op(A) (op(B) x) exactly, x in [-8, 8].
+    const Strides& st = *layout[li];
+    std::vector<int64_t> x(size_t(p.n)), bx(size_t(p.k), 0);
+    for (auto& v : x) v = int64_t(rng() % 17) - 8;
+    for (int64_t j = 0; j < p.n; ++j)
+      for (int64_t l = 0; l < p.k; ++l) bx[size_t(l)] += int64_t(b[size_t(l * st.br + j * st.bc)]) * x[size_t(j)];
+    for (int64_t i = 0; i < p.m && libs[li].ok; ++i) {
+      int64_t want = 0, got = 0;
+      for (int64_t l = 0; l < p.k; ++l) want += int64_t(a[size_t(i * st.ar + l * st.ac)]) * bx[size_t(l)];
+      for (int64_t j = 0; j < p.n; ++j) got += int64_t(c[size_t(i * st.cr + j * st.cc)]) * x[size_t(j)];
+      if (got != want) {
+        libs[li].ok = false;
+        std::fprintf(stderr, "bench: %s gave a wrong result on %s (row %lld)\n", libs[li].name.c_str(), p.text.c_str(),
+                     static_cast<long long>(i));
+      }
+    }
+  }
+  time_and_report(p, "u8s8s32", threads, reps, 2 * peak_per_core, libs, rows);
+}
+
 // "bias+gelu_erf" → an lt epilogue with a per-row bias (owned by `bias`).
 template <class T>
 blas::lt::Epilogue parse_epilogue(const std::string& text, std::vector<T>& bias, int64_t m) {
@@ -145,12 +256,6 @@ void run_problem(const GemmProblem& p, int threads, const std::vector<bench::Gem
   h.set_num_threads(threads);
   const char* dt = sizeof(T) == 4 ? "f32" : "f64";
 
-  struct Lib {
-    std::string name;
-    std::function<void(int64_t)> call;  // runs batch item b
-    std::vector<double> times;
-    bool ok = true;
-  };
   std::vector<Lib> libs;
   libs.push_back({"strata", [&](int64_t b) {
                     blas::gemm<T>(h, blas::Op(p.ta), blas::Op(p.tb), p.m, p.n, p.k, T(1), o.a.data() + b * o.a_size,
@@ -204,31 +309,7 @@ void run_problem(const GemmProblem& p, int threads, const std::vector<bench::Gem
     lib.ok = verify(p, o, why);
     if (!lib.ok) std::fprintf(stderr, "bench: %s gave a wrong result on %s: %s\n", lib.name.c_str(), p.text.c_str(), why.c_str());
   }
-  // Interleaved timing: each repetition runs every library once, so drift hits all alike.
-  const double flops = 2.0 * double(p.m) * double(p.n) * double(p.k) * double(p.batch);
-  const int inner = std::max(1, int(2e8 / std::max(flops, 1.0)));  // ≥ ~2 ms per sample for tiny problems
-  for (int r = 0; r < reps; ++r)
-    for (auto& lib : libs) {
-      Timer t;
-      for (int i = 0; i < inner; ++i)
-        for (int64_t b = 0; b < p.batch; ++b) lib.call(b);
-      lib.times.push_back(t.seconds() / inner);
-    }
-  double best_peer = 0, strata_gflops = 0;
-  std::vector<double> gf;
-  for (auto& lib : libs) {
-    std::sort(lib.times.begin(), lib.times.end());
-    double g = flops / lib.times[lib.times.size() / 2] * 1e-9;
-    gf.push_back(g);
-    if (lib.name == "strata" || lib.name == "strata+epi") strata_gflops = g;
-    else if (lib.ok) best_peer = std::max(best_peer, g);
-  }
-  const double peak = peak_per_core * (sizeof(T) == 4 ? 1.0 : 0.5) * threads;
-  for (size_t i = 0; i < libs.size(); ++i)
-    rows.push_back({p.text, dt, libs[i].name, threads, gf[i], 100.0 * gf[i] / peak,
-                    (libs[i].name == "strata" || libs[i].name == "strata+epi") && best_peer > 0
-                        ? strata_gflops / best_peer : 0.0,
-                    libs[i].ok});
+  time_and_report(p, dt, threads, reps, peak_per_core * (sizeof(T) == 4 ? 1.0 : 0.5), libs, rows);
 }
 
 std::vector<std::string> split_list(const std::vector<std::string>& in) {
@@ -268,7 +349,7 @@ int run_gemm_bench(const BenchOptions& opt) {
   const PeakEstimate& pk = measure_peak();
   std::printf("# peak %.1f GFLOPS/core f32 (%s, %.2f GHz measured); OPENBLAS_CORETYPE unset for this run\n",
               pk.peak_gflops_f32, std::string(isa_name(pk.isa)).c_str(), pk.clock_ghz);
-  std::printf("%-26s %-4s %3s %-9s %9s %7s %8s\n", "problem", "type", "thr", "library", "GFLOPS", "%peak", "vs best");
+  std::printf("%-26s %-7s %3s %-9s %9s %7s %8s\n", "problem", "type", "thr", "library", "GFLOPS", "%peak", "vs best");
   std::vector<Row> rows;
   for (const auto& dt : split_list(opt.dtypes))
     for (int t : opt.threads)
@@ -276,12 +357,13 @@ int run_gemm_bench(const BenchOptions& opt) {
         size_t first = rows.size();
         if (dt == "f32") run_problem<float>(p, t, peers, opt.reps, pk.peak_gflops_f32, opt.epilogue, rows);
         else if (dt == "f64") run_problem<double>(p, t, peers, opt.reps, pk.peak_gflops_f32, opt.epilogue, rows);
-        else throw_error(Status::invalid_argument, "--dtype", "'" + dt + "' (expected f32 or f64)");
+        else if (dt == "u8s8s32") run_int8_problem(p, t, peers, opt.reps, pk.peak_gflops_f32, rows);
+        else throw_error(Status::invalid_argument, "--dtype", "'" + dt + "' (expected f32, f64 or u8s8s32)");
         for (size_t i = first; i < rows.size(); ++i) {
           const Row& r = rows[i];
           char ratio[16] = "";
           if (r.ratio_to_best_peer > 0) std::snprintf(ratio, sizeof ratio, "%.2fx", r.ratio_to_best_peer);
-          std::printf("%-26s %-4s %3d %-9s %9.1f %6.1f%% %8s%s\n", r.problem.c_str(), r.dtype.c_str(), r.threads,
+          std::printf("%-26s %-7s %3d %-9s %9.1f %6.1f%% %8s%s\n", r.problem.c_str(), r.dtype.c_str(), r.threads,
                       r.lib.c_str(), r.gflops, r.pct_peak, ratio, r.verified ? "" : "  WRONG RESULT");
         }
         std::fflush(stdout);
@@ -315,7 +397,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   auto* gemm = bench->add_subcommand("gemm", "GEMM: problems like NN:1024x1024x1024 or NN:batch1000:32x32x32");
   gemm->add_option("-p,--problems", opt->problems, "Problems, comma separated");
   gemm->add_option("-f,--file", opt->file, "File with one problem per line (see bench/problems/)");
-  gemm->add_option("--dtype", opt->dtypes, "f32,f64")->delimiter(',');
+  gemm->add_option("--dtype", opt->dtypes, "f32,f64,u8s8s32")->delimiter(',');
   gemm->add_option("-t,--threads", opt->threads, "Thread counts, e.g. 1,2")->delimiter(',');
   gemm->add_option("--peers", opt->peers, "all, none, or a list of openblas,blis,onednn")->delimiter(',');
   gemm->add_option("-r,--reps", opt->reps, "Timed repetitions per library (median reported)")->check(CLI::PositiveNumber);

@@ -5,9 +5,11 @@
 //
 // Integer GEMM (the int8 row of cublasGemmEx): C (i32) := alpha * op(A) op(B) + beta * C with
 // A u8 or i8, B i8, int32 alpha/beta. Exact, with int32 wrap-around on overflow as on the
-// hardware. On CPUs without int8 dot-product instructions it runs on the f32 kernels: each
-// product is < 2^15 and K is processed in chunks of 512, so every partial sum is an integer
-// below 2^24 and therefore exact in f32; chunks are accumulated in int32.
+// hardware. Without int8 dot-product instructions (VNNI) the inputs are widened to int16
+// pairs while packing and multiplied with pmaddwd into int32 (exact for any input); when A is
+// u8 with every value below 128 (7-bit quantisation), a byte-quad kernel (vpmaddubsw, which
+// cannot saturate on such inputs) does twice the work per instruction. STRATA_VERBOSE=1 says
+// which ran.
 #pragma once
 #include "strata/blas/handle.hpp"
 #include "strata/blas/types.hpp"

@@ -2,6 +2,7 @@
 // the one place that says "AVX2 uses 16x6 for f32". Kernel files of every module (blas,
 // dnn) include this instead of repeating tile shapes.
 #pragma once
+#include "strata/tile/int8_gemm.hpp"
 #include "strata/tile/microkernel.hpp"
 #include "strata/tile/simd.hpp"
 
@@ -10,14 +11,20 @@ STRATA_TILE_NS_BEGIN
 #if defined(__AVX512F__)
 using KernelF32 = MicroKernel<VecAvx512F32, 2, 12>;  // 32x12: 24 of 32 zmm accumulate
 using KernelF64 = MicroKernel<VecAvx512F64, 2, 12>;  // 16x12
+using KernelI8 = MicroKernelI8Avx2;                    // not registered: AVX-512 runs avx2's (registry)
+using KernelU7 = MicroKernelU7Avx2;
 inline constexpr const char* kernel_isa_name = "avx512";
 #elif defined(__AVX2__) && defined(__FMA__)
 using KernelF32 = MicroKernel<VecAvx2F32, 2, 6>;     // 16x6: 12 of 16 ymm accumulate
 using KernelF64 = MicroKernel<VecAvx2F64, 2, 6>;     // 8x6
+using KernelI8 = MicroKernelI8Avx2;                  // 16x6 int16 pairs (no AVX-512 one yet: avx2's serves)
+using KernelU7 = MicroKernelU7Avx2;                  // 16x6 byte quads, for u8 A below 128
 inline constexpr const char* kernel_isa_name = "avx2";
 #else
 using KernelF32 = MicroKernel<VecPortable<float, 4>, 2, 4>;   // 8x4
 using KernelF64 = MicroKernel<VecPortable<double, 2>, 2, 4>;  // 4x4
+using KernelI8 = MicroKernelI8Portable<8, 4>;
+using KernelU7 = void;  // no byte-quad kernel: the pair kernel serves every input
 inline constexpr const char* kernel_isa_name = "portable";
 #endif
 

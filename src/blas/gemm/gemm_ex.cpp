@@ -1,9 +1,9 @@
-// gemm_ex: argument checks, then the f32 kernels with operands widened while packing.
+// gemm_ex: argument checks, then the f32 kernels with operands widened while packing, or the
+// integer kernels (int16 pairs / byte quads, tile/int8_gemm.hpp) for u8/s8 x s8 -> s32.
 #include "strata/blas/gemm_ex.hpp"
 
 #include <algorithm>
 #include <cstdint>
-#include <vector>
 
 #include "gemm_dispatch.hpp"
 #include "gemm_kernels.hpp"
@@ -64,38 +64,25 @@ void gemm_ex(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_
     check_arg(A != nullptr, "A", "must not be null");
     check_arg(B != nullptr, "B", "must not be null");
   }
-  // Wrap-around arithmetic, as int32 hardware does (signed overflow is undefined in C++).
-  auto wrap = [](int64_t v) { return int32_t(uint32_t(uint64_t(v))); };
-  for (index_t j = 0; j < n; ++j)
-    for (index_t i = 0; i < m; ++i) {
-      int32_t& c = C[i + j * ldc];
-      c = beta == 0 ? 0 : wrap(int64_t(beta) * c);
-    }
-  if (!product) return;
-  const auto kernel = detail::gemm_kernels<float>().select(h.isa());
-  if (verbose(1))
-    verbose_write("blas", cat("gemm_ex ", dtype_name(a_type), "x", dtype_name(b_type), "->i32 ", char(transa),
-                              char(transb), " m=", m, " n=", n, " k=", k, " kernel='", kernel.info().name,
-                              "' (no int8 dot-product kernel for isa=", isa_name(h.isa()),
-                              ": exact f32 products in K chunks of 512, int32 accumulation)"));
-  constexpr index_t chunk = 512;  // 512 * 255 * 128 < 2^24: every partial sum is exact in f32
-  std::vector<float> part(std::size_t(m) * std::size_t(n));
-  const std::size_t a_elem = 1, b_elem = 1;
-  for (index_t k0 = 0; k0 < k; k0 += chunk) {
-    const index_t kk = std::min(chunk, k - k0);
-    const auto* a0 = static_cast<const unsigned char*>(A) + a_elem * std::size_t(transa == Op::N ? k0 * lda : k0);
-    const auto* b0 = static_cast<const unsigned char*>(B) + b_elem * std::size_t(transb == Op::N ? k0 : k0 * ldb);
-    detail::GemmCall<float> call{m, n, kk, 1.0f, a0, 1, lda, b0, 1, ldb, 0.0f, part.data(), m, h.num_threads()};
-    if (transa != Op::N) call.a_rs = lda, call.a_cs = 1;
-    if (transb != Op::N) call.b_rs = ldb, call.b_cs = 1;
-    call.a_type = a_type, call.b_type = b_type;
-    kernel.run(call);
+  if (!product) {
+    // C := beta * C with wrap-around (signed overflow is undefined in C++); beta == 0 writes zeros.
     for (index_t j = 0; j < n; ++j)
       for (index_t i = 0; i < m; ++i) {
         int32_t& c = C[i + j * ldc];
-        c = wrap(int64_t(c) + int64_t(alpha) * int64_t(part[std::size_t(i + j * m)]));
+        c = beta == 0 ? 0 : int32_t(uint32_t(c) * uint32_t(beta));
       }
+    return;
   }
+  detail::GemmCall<int32_t> call{m, n, k, alpha, A, 1, lda, B, 1, ldb, beta, C, ldc, h.num_threads()};
+  if (transa != Op::N) call.a_rs = lda, call.a_cs = 1;
+  if (transb != Op::N) call.b_rs = ldb, call.b_cs = 1;
+  call.a_type = a_type, call.b_type = b_type;
+  const auto kernel = detail::gemm_kernels<int32_t>().select(h.isa());
+  if (verbose(1))
+    verbose_write("blas", cat("gemm_ex ", dtype_name(a_type), "x", dtype_name(b_type), "->i32 ", char(transa),
+                              char(transb), " m=", m, " n=", n, " k=", k, " kernel='", kernel.info().name,
+                              "' (exact: inputs widened to int16 pairs while packing, int32 accumulation)"));
+  kernel.run(call);
 }
 
 }  // namespace strata::blas

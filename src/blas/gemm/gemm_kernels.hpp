@@ -46,13 +46,16 @@ struct GemmKernel {
   explicit operator bool() const { return run != nullptr; }
 };
 
-// One registry per element type, filled by kernels_<isa>.cpp.
+// One registry per element type, filled by kernels_<isa>.cpp. int32 is the integer GEMM
+// (u8/s8 x s8 -> s32, a_type says which).
 const IsaTable<GemmKernel<float>>& gemm_kernels_f32();
 const IsaTable<GemmKernel<double>>& gemm_kernels_f64();
+const IsaTable<GemmKernel<int32_t>>& gemm_kernels_i8();
 
 template <class T>
 const IsaTable<GemmKernel<T>>& gemm_kernels() {
   if constexpr (std::is_same_v<T, float>) return gemm_kernels_f32();
+  else if constexpr (std::is_same_v<T, int32_t>) return gemm_kernels_i8();
   else return gemm_kernels_f64();
 }
 
@@ -62,5 +65,7 @@ GemmKernel<float> gemm_f32_avx2();
 GemmKernel<double> gemm_f64_avx2();
 GemmKernel<float> gemm_f32_avx512();
 GemmKernel<double> gemm_f64_avx512();
+GemmKernel<int32_t> gemm_i8_portable();
+GemmKernel<int32_t> gemm_i8_avx2();
 
 }  // namespace strata::blas::detail

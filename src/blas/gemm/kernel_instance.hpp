@@ -7,8 +7,10 @@
 #include "gemm_kernels.hpp"
 #include "strata/core/cpu.hpp"
 #include "strata/core/env.hpp"
+#include "strata/core/log.hpp"
 #include "strata/tile/epilogue.hpp"
 #include "strata/tile/gemm.hpp"
+#include "strata/tile/int8_gemm.hpp"
 #include "strata/tile/kernel_configs.hpp"
 #include "strata/tile/microkernel.hpp"
 
@@ -71,6 +73,74 @@ struct KernelInstance {
                                       std::to_string(Kernel::mr) + "x" + std::to_string(Kernel::nr);
       const tile::BlockSizes& bs = blocks();
       return GemmKernelInfo{name.c_str(), Kernel::mr, Kernel::nr, bs.mc, bs.kc, bs.nc};
+    };
+    return k;
+  }
+};
+
+// The integer GEMM entry: u8/s8 x s8 -> s32 on a kernel over int16 pairs, or, when A is u8
+// with every value below 128 and the ISA has one, the denser byte-quad kernel (both exact;
+// tile/int8_gemm.hpp).
+template <class PairKernel, class QuadKernel>
+struct Int8KernelInstance {
+  template <class Kernel, int ElemBytes>
+  static const tile::BlockSizes& blocks() {
+    static const tile::BlockSizes bs = [] {
+      const CpuFeatures& f = cpu_features();
+      // Packed data is ElemBytes per element; kc stays a multiple of the slot depth so that
+      // no pair or quad straddles two k blocks.
+      tile::BlockSizes b =
+          tile::derive_block_sizes(Kernel::mr, Kernel::nr, ElemBytes, f.l1d_bytes, f.l2_bytes, f.l3_bytes);
+      const int64_t depth = 4 / ElemBytes;
+      b.kc = std::max<int64_t>(depth, b.kc / depth * depth);
+      return b;
+    }();
+    return bs;
+  }
+
+  // Whether every element of the m x k view is below 128 (stops at the first that is not).
+  static bool seven_bit(const GemmCall<int32_t>& c) {
+    const auto* a = static_cast<const uint8_t*>(c.a);
+    const bool rows_inner = c.a_rs == 1;
+    const int64_t outer = rows_inner ? c.k : c.m, inner = rows_inner ? c.m : c.k;
+    const int64_t os = rows_inner ? c.a_cs : c.a_rs, is = rows_inner ? c.a_rs : c.a_cs;
+    for (int64_t o = 0; o < outer; ++o) {
+      uint8_t any = 0;
+      for (int64_t i = 0; i < inner; ++i) any |= a[o * os + i * is];
+      if (any & 0x80) return false;
+    }
+    return true;
+  }
+
+  template <class Kernel, template <class> class Operand, class SA>
+  static void run_with(const GemmCall<int32_t>& c, const tile::BlockSizes& bs) {
+    const Operand<SA> a{{static_cast<const SA*>(c.a), c.a_rs, c.a_cs}};
+    const Operand<int8_t> b{tile::MatrixView<int8_t>{static_cast<const int8_t*>(c.b), c.b_rs, c.b_cs}.transposed()};
+    tile::gemm_operands<Kernel>(c.m, c.n, c.k, c.alpha, a, b, c.beta, c.c, c.ldc, c.threads, bs, tile::NoEpilogue{},
+                                tile::PackPolicy{});
+  }
+
+  // Requires m, n, k > 0 (gemm_ex handles the quick returns).
+  static void run(const GemmCall<int32_t>& c) {
+    if constexpr (!std::is_void_v<QuadKernel>) {
+      if (c.a_type == DType::u8 && seven_bit(c)) {
+        if (verbose(1)) verbose_write("blas", "gemm_ex: every A value < 128: byte-quad kernel (vpmaddubsw, exact)");
+        return run_with<QuadKernel, tile::QuadOperand, uint8_t>(c, blocks<QuadKernel, 1>());
+      }
+    }
+    if (c.a_type == DType::u8) run_with<PairKernel, tile::PairOperand, uint8_t>(c, blocks<PairKernel, 2>());
+    else run_with<PairKernel, tile::PairOperand, int8_t>(c, blocks<PairKernel, 2>());
+  }
+
+  static GemmKernel<int32_t> entry() {
+    GemmKernel<int32_t> k;
+    k.run = &run;
+    k.info = [] {
+      static const std::string name = std::string(tile::kernel_isa_name) + " i8 " + std::to_string(PairKernel::mr) +
+                                      "x" + std::to_string(PairKernel::nr) +
+                                      (std::is_void_v<QuadKernel> ? " (int16 pairs)" : " (int16 pairs; byte quads for 7-bit u8 A)");
+      const tile::BlockSizes& bs = blocks<PairKernel, 2>();
+      return GemmKernelInfo{name.c_str(), PairKernel::mr, PairKernel::nr, bs.mc, bs.kc, bs.nc};
     };
     return k;
   }

@@ -13,4 +13,10 @@ const IsaTable<GemmKernel<double>>& gemm_kernels_f64() {
   return t;
 }
 
+// No AVX-512 (VNNI) integer kernel yet: AVX-512 machines run the AVX2 one.
+const IsaTable<GemmKernel<int32_t>>& gemm_kernels_i8() {
+  static const IsaTable<GemmKernel<int32_t>> t{gemm_i8_portable(), gemm_i8_avx2(), {}};
+  return t;
+}
+
 }  // namespace strata::blas::detail

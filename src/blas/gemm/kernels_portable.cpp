@@ -11,4 +11,8 @@ GemmKernel<double> gemm_f64_portable() {
   return KernelInstance<tile::KernelF64>::entry();
 }
 
+GemmKernel<int32_t> gemm_i8_portable() {
+  return Int8KernelInstance<tile::KernelI8, tile::KernelU7>::entry();
+}
+
 }  // namespace strata::blas::detail

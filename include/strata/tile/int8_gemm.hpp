@@ -1,0 +1,229 @@
+// Integer GEMM pieces: C (int32) = alpha * op(A) op(B) + beta * C with A u8 or s8 and B s8.
+//
+// Without int8 dot-product instructions (VNNI) the fastest exact route on x86 is pmaddwd:
+// it multiplies 16-bit pairs and adds each pair into an int32 lane, exactly (|a|, |b| <= 255
+// keep every pair sum far from the int32 limit). So operands are widened to int16 while
+// packing and stored as (p, p+1) pairs in int32 slots:
+//
+//   packed panel of W rows, pair q:  slot[q * W + i] = a(i, 2q) | a(i, 2q + 1) << 16
+//
+// A panel of kc depth holds ceil(kc / 2) pairs per row; the mainloop still spaces panels
+// W * kc slots apart, so the second half of each panel's slots stays unused (never touched,
+// so it costs address space, not cache). pmaddbw-style u8 x s8 products (vpmaddubsw) would be
+// twice as dense but saturate at int16; this path never does.
+//
+// When every A value is below 128 (7-bit u8, the usual quantisation for CPUs without VNNI) a
+// denser route is exact too: operands packed as 4 consecutive bytes per int32 slot, and
+// vpmaddubsw (u8 x s8 pairs -> int16, |sum| <= 2 * 127 * 128 < 2^15: never saturates) followed
+// by vpmaddwd with ones (-> int32). The caller checks A's range; QuadOperand/MicroKernelU7Avx2.
+//
+// int32 arithmetic wraps around on overflow, as the hardware does (computed in uint32).
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "strata/tile/isa_namespace.hpp"
+#include "strata/tile/matrix.hpp"
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
+STRATA_TILE_NS_BEGIN
+
+// An int8 operand (u8 or s8) packed as int16 pairs; rows x depth seen through `v`.
+template <class S>
+struct PairOperand {
+  static_assert(std::is_same_v<S, uint8_t> || std::is_same_v<S, int8_t>, "PairOperand packs u8 or s8 data");
+  using value_type = int32_t;
+  static constexpr bool has_view = false;  // always packed: the kernel reads pairs only
+  MatrixView<S> v;
+
+  PairOperand shifted(int64_t i0) const { return {v.block(i0, 0)}; }
+
+  template <int W, class T>
+  void pack(int64_t i0, int64_t len, int64_t p0, int64_t kc, T* __restrict dst) const {
+    static_assert(std::is_same_v<T, int32_t>, "int16 pairs are packed into int32 slots");
+    const int64_t pairs = (kc + 1) / 2;
+    for (int64_t r0 = 0; r0 < len; r0 += W, dst += W * kc) {
+      const int rows = int(std::min<int64_t>(W, len - r0));
+      for (int64_t q = 0; q < pairs; ++q) {
+        const MatrixView<S> at = v.block(i0 + r0, p0 + 2 * q);
+        const bool has_hi = 2 * q + 1 < kc;
+        int32_t* __restrict d = dst + q * W;
+        for (int i = 0; i < rows; ++i) {
+          const uint32_t lo = uint16_t(int16_t(at(i, 0)));
+          const uint32_t hi = has_hi ? uint16_t(int16_t(at(i, 1))) : 0u;
+          d[i] = int32_t(lo | hi << 16);
+        }
+        for (int i = rows; i < W; ++i) d[i] = 0;
+      }
+    }
+  }
+};
+
+// An int8 operand packed as 4 consecutive depth values per int32 slot (byte b = depth 4q + b).
+template <class S>
+struct QuadOperand {
+  static_assert(std::is_same_v<S, uint8_t> || std::is_same_v<S, int8_t>, "QuadOperand packs u8 or s8 data");
+  using value_type = int32_t;
+  static constexpr bool has_view = false;
+  MatrixView<S> v;
+
+  QuadOperand shifted(int64_t i0) const { return {v.block(i0, 0)}; }
+
+  template <int W, class T>
+  void pack(int64_t i0, int64_t len, int64_t p0, int64_t kc, T* __restrict dst) const {
+    static_assert(std::is_same_v<T, int32_t>, "byte quads are packed into int32 slots");
+    const int64_t quads = (kc + 3) / 4;
+    for (int64_t r0 = 0; r0 < len; r0 += W, dst += W * kc) {
+      const int rows = int(std::min<int64_t>(W, len - r0));
+      for (int64_t q = 0; q < quads; ++q) {
+        const MatrixView<S> at = v.block(i0 + r0, p0 + 4 * q);
+        const int depth = int(std::min<int64_t>(4, kc - 4 * q));
+        int32_t* __restrict d = dst + q * W;
+        if (depth == 4 && at.cs == 1) {
+          // The 4 depth values of a row are adjacent bytes (e.g. B not transposed): one word.
+          for (int i = 0; i < rows; ++i) std::memcpy(d + i, &at(i, 0), 4);
+#if defined(__SSE2__)
+        } else if (depth == 4 && at.rs == 1) {
+          // Rows adjacent (e.g. A not transposed): interleave 4 columns of up to 16 bytes into
+          // words; short groups go through a local copy so nothing past the matrix is read.
+          for (int i = 0; i < rows; i += 16) {
+            const int n = std::min(16, rows - i);
+            alignas(16) uint8_t part[4][16] = {};
+            auto col = [&](int b) {
+              if (n == 16) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(&at(i, b)));
+              std::memcpy(part[b], &at(i, b), std::size_t(n));
+              return _mm_load_si128(reinterpret_cast<const __m128i*>(part[b]));
+            };
+            const __m128i c0 = col(0), c1 = col(1), c2 = col(2), c3 = col(3);
+            const __m128i t0 = _mm_unpacklo_epi8(c0, c1), t1 = _mm_unpackhi_epi8(c0, c1);
+            const __m128i t2 = _mm_unpacklo_epi8(c2, c3), t3 = _mm_unpackhi_epi8(c2, c3);
+            alignas(16) int32_t words[16];
+            __m128i* o = reinterpret_cast<__m128i*>(n == 16 ? d + i : words);
+            _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(t0, t2));
+            _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(t0, t2));
+            _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(t1, t3));
+            _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(t1, t3));
+            if (n < 16) std::memcpy(d + i, words, sizeof(int32_t) * std::size_t(n));
+          }
+#endif
+        } else {
+          for (int i = 0; i < rows; ++i) {
+            uint32_t word = 0;
+            for (int b = 0; b < depth; ++b) word |= uint32_t(uint8_t(at(i, b))) << (8 * b);
+            d[i] = int32_t(word);
+          }
+        }
+        for (int i = rows; i < W; ++i) d[i] = 0;
+      }
+    }
+  }
+};
+
+// The low and high int16 of a packed pair.
+inline int32_t pair_lo(int32_t x) { return int16_t(uint16_t(uint32_t(x))); }
+inline int32_t pair_hi(int32_t x) { return int16_t(uint16_t(uint32_t(x) >> 16)); }
+
+// alpha * acc + beta * c in wrap-around int32; beta == 0 does not read c.
+inline int32_t combine_i32(uint32_t acc, int32_t alpha, int32_t beta, const int32_t* c) {
+  uint32_t r = acc * uint32_t(alpha);
+  if (beta != 0) r += uint32_t(*c) * uint32_t(beta);
+  return int32_t(r);
+}
+
+// Generic C++ kernel: MR x NR, any CPU.
+template <int MR, int NR>
+struct MicroKernelI8Portable {
+  using T = int32_t;
+  static constexpr int mr = MR, nr = NR;
+
+  // a, b: packed pair panels (a_ps, b_ps, b_js are the packed strides MR, NR, 1).
+  static void run(int64_t kc, const int32_t* __restrict a, int64_t, const int32_t* __restrict b, int64_t, int64_t,
+                  int32_t* __restrict c, int64_t ldc, int32_t alpha, int32_t beta) {
+    uint32_t acc[NR][MR] = {};
+    for (int64_t q = 0, pairs = (kc + 1) / 2; q < pairs; ++q, a += MR, b += NR)
+      for (int j = 0; j < NR; ++j) {
+        const int32_t bl = pair_lo(b[j]), bh = pair_hi(b[j]);
+        for (int i = 0; i < MR; ++i) acc[j][i] += uint32_t(pair_lo(a[i]) * bl + pair_hi(a[i]) * bh);
+      }
+    for (int j = 0; j < NR; ++j)
+      for (int i = 0; i < MR; ++i) c[i + j * ldc] = combine_i32(acc[j][i], alpha, beta, c + i + j * ldc);
+  }
+};
+
+#if defined(__AVX2__)
+// C = alpha * acc + beta * C for a 16 x NR tile of int32 accumulators (wrap-around; beta == 0
+// does not read C).
+template <int NR>
+inline void store_i32_tile(const __m256i (&acc)[NR][2], int32_t* c, int64_t ldc, int32_t alpha, int32_t beta) {
+  const __m256i va = _mm256_set1_epi32(alpha), vb = _mm256_set1_epi32(beta);
+#pragma GCC unroll 6
+  for (int j = 0; j < NR; ++j)
+#pragma GCC unroll 2
+    for (int v = 0; v < 2; ++v) {
+      __m256i* cp = reinterpret_cast<__m256i*>(c + j * ldc + 8 * v);
+      __m256i r = alpha == 1 ? acc[j][v] : _mm256_mullo_epi32(acc[j][v], va);
+      if (beta != 0) r = _mm256_add_epi32(r, _mm256_mullo_epi32(_mm256_loadu_si256(cp), vb));
+      _mm256_storeu_si256(cp, r);
+    }
+}
+
+// AVX2: 16 x 6, twelve ymm accumulators of 8 int32 lanes; per pair one vpmaddwd + vpaddd per
+// accumulator (16 multiply-adds each), B pairs broadcast from the packed panel.
+struct MicroKernelI8Avx2 {
+  using T = int32_t;
+  static constexpr int mr = 16, nr = 6;
+
+  static void run(int64_t kc, const int32_t* __restrict a, int64_t, const int32_t* __restrict b, int64_t, int64_t,
+                  int32_t* __restrict c, int64_t ldc, int32_t alpha, int32_t beta) {
+    __m256i acc[nr][2];
+#pragma GCC unroll 6
+    for (int j = 0; j < nr; ++j) acc[j][0] = acc[j][1] = _mm256_setzero_si256();
+#pragma GCC unroll 2
+    for (int64_t q = 0, pairs = (kc + 1) / 2; q < pairs; ++q, a += mr, b += nr) {
+      const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a));
+      const __m256i a1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 8));
+#pragma GCC unroll 6
+      for (int j = 0; j < nr; ++j) {
+        const __m256i bj = _mm256_set1_epi32(b[j]);
+        acc[j][0] = _mm256_add_epi32(acc[j][0], _mm256_madd_epi16(a0, bj));
+        acc[j][1] = _mm256_add_epi32(acc[j][1], _mm256_madd_epi16(a1, bj));
+      }
+    }
+    store_i32_tile<nr>(acc, c, ldc, alpha, beta);
+  }
+};
+
+// AVX2, 7-bit A: 16 x 6 on byte quads; per quad and accumulator one vpmaddubsw, one vpmaddwd
+// (with ones) and one vpaddd for 32 multiply-adds.
+struct MicroKernelU7Avx2 {
+  using T = int32_t;
+  static constexpr int mr = 16, nr = 6;
+
+  static void run(int64_t kc, const int32_t* __restrict a, int64_t, const int32_t* __restrict b, int64_t, int64_t,
+                  int32_t* __restrict c, int64_t ldc, int32_t alpha, int32_t beta) {
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256i acc[nr][2];
+#pragma GCC unroll 6
+    for (int j = 0; j < nr; ++j) acc[j][0] = acc[j][1] = _mm256_setzero_si256();
+#pragma GCC unroll 2
+    for (int64_t q = 0, quads = (kc + 3) / 4; q < quads; ++q, a += mr, b += nr) {
+      const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a));
+      const __m256i a1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 8));
+#pragma GCC unroll 6
+      for (int j = 0; j < nr; ++j) {
+        const __m256i bj = _mm256_set1_epi32(b[j]);
+        acc[j][0] = _mm256_add_epi32(acc[j][0], _mm256_madd_epi16(_mm256_maddubs_epi16(a0, bj), ones));
+        acc[j][1] = _mm256_add_epi32(acc[j][1], _mm256_madd_epi16(_mm256_maddubs_epi16(a1, bj), ones));
+      }
+    }
+    store_i32_tile<nr>(acc, c, ldc, alpha, beta);
+  }
+};
+#endif
+
+STRATA_TILE_NS_END
