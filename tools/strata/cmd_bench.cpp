@@ -18,6 +18,7 @@
 #ifdef STRATA_CLI_BENCH_CONV
 #include "bench_conv.hpp"
 #endif
+#include "bench_level2.hpp"
 #include "peers/gemm_peers.hpp"
 #include "strata/blas/gemm_ex.hpp"
 #include "strata/blas/level3.hpp"
@@ -406,6 +407,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   gemm->add_option("--csv", opt->csv, "Also write CSV here");
   gemm->add_option("--json", opt->json, "Also write JSON here");
   gemm->callback([opt, &exit_code] { exit_code = run_gemm_bench(*opt); });
+  add_bench_level2_command(*bench, exit_code);
 #ifdef STRATA_CLI_BENCH_CONV
   add_bench_conv_command(*bench, exit_code);
 #endif

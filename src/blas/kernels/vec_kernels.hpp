@@ -16,6 +16,12 @@ struct VecKernels {
   T (*dotu)(index_t n, const T* x, const T* y);        // sum x_i y_i
   T (*dotc)(index_t n, const T* x, const T* y);        // sum conj(x_i) y_i
   void (*scal)(index_t n, T alpha, T* x);              // x *= alpha
+  // y += alpha[0] x[0] + ... + alpha[3] x[3], added in that order (as four axpy calls would):
+  // y is loaded and stored once per four columns.
+  void (*axpy4)(index_t n, const T* alpha, const T* const* x, T* y);
+  // y += alpha * a and returns sum a_i x_i (conj(a_i) for the c form): one pass over a.
+  T (*axpy_dotu)(index_t n, T alpha, const T* a, const T* x, T* y);
+  T (*axpy_dotc)(index_t n, T alpha, const T* a, const T* x, T* y);
 };
 
 struct VecKernelSet {

@@ -34,8 +34,41 @@ T dot_kernel(index_t n, const T* x, const T* y) {
 }
 
 template <class T>
+void axpy4_kernel(index_t n, const T* alpha, const T* const* x, T* __restrict y) {
+  const T a0 = alpha[0], a1 = alpha[1], a2 = alpha[2], a3 = alpha[3];
+  const T* __restrict x0 = x[0];
+  const T* __restrict x1 = x[1];
+  const T* __restrict x2 = x[2];
+  const T* __restrict x3 = x[3];
+  for (index_t i = 0; i < n; ++i) y[i] = (((y[i] + a0 * x0[i]) + a1 * x1[i]) + a2 * x2[i]) + a3 * x3[i];
+}
+
+// The axpy of axpy_kernel and the dot of dot_kernel (same lanes, same combine) in one pass.
+template <class T, bool Conj>
+T axpy_dot_kernel(index_t n, T alpha, const T* __restrict a, const T* __restrict x, T* __restrict y) {
+  constexpr int lanes = is_complex_v<T> ? 8 : 16;
+  T acc[lanes] = {};
+  index_t i = 0;
+  for (; i + lanes <= n; i += lanes)
+    for (int l = 0; l < lanes; ++l) {
+      y[i + l] += alpha * a[i + l];
+      acc[l] += conj_if(Conj, a[i + l]) * x[i + l];
+    }
+  T tail{};
+  for (; i < n; ++i) {
+    y[i] += alpha * a[i];
+    tail += conj_if(Conj, a[i]) * x[i];
+  }
+  for (int w = lanes / 2; w > 0; w /= 2)
+    for (int l = 0; l < w; ++l) acc[l] += acc[l + w];
+  return acc[0] + tail;
+}
+
+template <class T>
 constexpr VecKernels<T> make_kernels() {
-  return {&axpy_kernel<T>, &dot_kernel<T, false>, &dot_kernel<T, true>, &scal_kernel<T>};
+  return {&axpy_kernel<T>,  &dot_kernel<T, false>,      &dot_kernel<T, true>,
+          &scal_kernel<T>,  &axpy4_kernel<T>,           &axpy_dot_kernel<T, false>,
+          &axpy_dot_kernel<T, true>};
 }
 
 constexpr VecKernelSet make_kernel_set() {

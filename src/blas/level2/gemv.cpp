@@ -40,9 +40,17 @@ void general_mv(const Handle& h, Op trans, index_t m, index_t n, const BandView<
   T* yd = yv.data();
   const index_t work = m * std::min(n, A.kl + A.ku + 1);
   if (notrans) {
-    // Rows in blocks: every y_i still sums its columns in order j = 0..n-1.
+    // Rows in blocks: every y_i still sums its columns in order j = 0..n-1. A full matrix
+    // goes four columns per pass (axpy4: y is read and written once per four columns).
     parallel_ranges(h, m, work, [&](index_t r0, index_t r1) {
-      for (index_t j = 0; j < n; ++j) {
+      index_t j = 0;
+      if (A.full)
+        for (; j + 4 <= n; j += 4) {
+          const T al[4] = {alpha * xd[j], alpha * xd[j + 1], alpha * xd[j + 2], alpha * xd[j + 3]};
+          const T* cols[4] = {A.col(j) + r0, A.col(j + 1) + r0, A.col(j + 2) + r0, A.col(j + 3) + r0};
+          k.axpy4(r1 - r0, al, cols, yd + r0);
+        }
+      for (; j < n; ++j) {
         const index_t lo = std::max(r0, A.first(j)), hi = std::min(r1 - 1, A.last(j));
         if (lo > hi) continue;
         k.axpy(hi - lo + 1, alpha * xd[j], A.col(j) + (lo - A.first(j)), yd + lo);

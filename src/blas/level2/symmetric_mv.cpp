@@ -26,7 +26,8 @@ void symmetric_mv(const Handle& h, const TriStorage<const T>& A, T alpha, const 
   DenseInput<T> xv(x, n, incx);
   DenseVector<T> yv(y, n, incy);
   const auto& k = vec_kernels<T>(h.isa());
-  auto dot = Herm ? k.dotc : k.dotu;  // sum of conj?(A(i,j)) * x_i over the off-diagonal part
+  // y(lo:hi) += t1 * A(lo:hi, j) and the sum of conj?(A(i,j)) * x_i, in one pass over the column.
+  auto axpy_dot = Herm ? k.axpy_dotc : k.axpy_dotu;
   const T* xd = xv.data();
   // Rows that columns [j0, j1) touch: their stored segments.
   auto rows = [&](index_t j0, index_t j1) { return std::pair{A.first(j0), A.last(j1 - 1) + 1}; };
@@ -39,9 +40,7 @@ void symmetric_mv(const Handle& h, const TriStorage<const T>& A, T alpha, const 
       const index_t hi = A.upper ? j - 1 : A.last(j);
       T t2{};
       if (lo <= hi) {
-        const T* col = A.at(lo, j);
-        k.axpy(hi - lo + 1, t1, col, acc + lo);
-        t2 = dot(hi - lo + 1, col, xd + lo);
+        t2 = axpy_dot(hi - lo + 1, t1, A.at(lo, j), xd + lo, acc + lo);
       }
       acc[j] += t1 * diag + alpha * t2;
     }
