@@ -103,11 +103,12 @@ struct Mainloop {
               if (mr == MR && nr == NR) {
                 Kernel::run(kc, at, a_ps, bt, b_ps, b_js, ct, ldc, alpha, beta_step);
               } else {
-                // Same arithmetic as a full tile, on a copy of the valid part of C.
+                // Same arithmetic as a full tile, on a copy of the valid part of C; through a
+                // narrower kernel when the edge fits one.
                 if (beta_step != T(0))
                   for (int64_t j = 0; j < nr; ++j)
                     for (int64_t i = 0; i < mr; ++i) edge[i + j * MR] = ct[i + j * ldc];
-                Kernel::run(kc, at, a_ps, bt, b_ps, b_js, edge, MR, alpha, beta_step);
+                run_edge(mr, nr, kc, at, a_ps, bt, b_ps, b_js, edge, alpha, beta_step);
                 for (int64_t j = 0; j < nr; ++j)
                   for (int64_t i = 0; i < mr; ++i) ct[i + j * ldc] = edge[i + j * MR];
               }
@@ -121,6 +122,19 @@ struct Mainloop {
   }
 
   static int64_t round_up(int64_t x, int64_t u) { return (x + u - 1) / u * u; }
+
+  // An edge tile (mr <= MR, nr <= NR) into `edge` (leading dimension MR): the half-height or
+  // half-width kernel when the kernel has them and the edge fits, else the full kernel.
+  static void run_edge(int64_t mr, int64_t nr, int64_t kc, const T* at, int64_t a_ps, const T* bt, int64_t b_ps,
+                       int64_t b_js, T* edge, T alpha, T beta) {
+    if constexpr (requires { typename Kernel::HalfRows; typename Kernel::HalfCols; }) {
+      if (Kernel::HalfRows::mr < MR && mr <= Kernel::HalfRows::mr)
+        return Kernel::HalfRows::run(kc, at, a_ps, bt, b_ps, b_js, edge, MR, alpha, beta);
+      if (Kernel::HalfCols::nr < NR && nr <= Kernel::HalfCols::nr)
+        return Kernel::HalfCols::run(kc, at, a_ps, bt, b_ps, b_js, edge, MR, alpha, beta);
+    }
+    Kernel::run(kc, at, a_ps, bt, b_ps, b_js, edge, MR, alpha, beta);
+  }
 };
 
 STRATA_TILE_NS_END

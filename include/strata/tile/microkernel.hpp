@@ -21,6 +21,11 @@ struct MicroKernel {
   static_assert(NV >= 1 && NR >= 1, "a micro-tile needs at least one vector and one column");
   static_assert(NV * NR + NV + 1 <= 32, "the micro-tile's accumulators do not fit in the register file");
 
+  // Narrower kernels for edge tiles, reading the same packed panels (a_ps/b_ps unchanged):
+  // a tile with at most half the rows (or columns) costs half the FMAs instead of a full tile.
+  using HalfRows = MicroKernel<V, (NV > 1 ? NV / 2 : 1), NR>;
+  using HalfCols = MicroKernel<V, NV, (NR > 1 ? NR / 2 : 1)>;
+
   static void run(int64_t kc, const T* __restrict a, int64_t a_ps, const T* __restrict b, int64_t b_ps, int64_t b_js,
                   T* __restrict c, int64_t ldc, T alpha, T beta) {
     V acc[NR][NV];
