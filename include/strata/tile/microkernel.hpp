@@ -26,6 +26,30 @@ struct MicroKernel {
   using HalfRows = MicroKernel<V, (NV > 1 ? NV / 2 : 1), NR>;
   using HalfCols = MicroKernel<V, NV, (NR > 1 ? NR / 2 : 1)>;
 
+  // acc += A B over kc steps. Strides given as template arguments (non-zero) are used as
+  // constants; zero means "use the run-time value".
+  template <int APS, int BPS, int BJS>
+  static void accumulate(int64_t kc, const T* __restrict a, int64_t a_ps, const T* __restrict b, int64_t b_ps,
+                         int64_t b_js, V (&acc)[NR][NV]) {
+    if constexpr (APS != 0) a_ps = APS;
+    if constexpr (BPS != 0) b_ps = BPS;
+    if constexpr (BJS != 0) b_js = BJS;
+#pragma GCC unroll 4
+    for (int64_t p = 0; p < kc; ++p) {
+      V av[NV];
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) av[v] = V::load(a + v * V::lanes);
+#pragma GCC unroll 16
+      for (int j = 0; j < NR; ++j) {
+        const V bj = V::broadcast(b + j * b_js);
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) acc[j][v] = fma(av[v], bj, acc[j][v]);
+      }
+      a += a_ps;
+      b += b_ps;
+    }
+  }
+
   static void run(int64_t kc, const T* __restrict a, int64_t a_ps, const T* __restrict b, int64_t b_ps, int64_t b_js,
                   T* __restrict c, int64_t ldc, T alpha, T beta) {
     V acc[NR][NV];
@@ -41,20 +65,10 @@ struct MicroKernel {
       __builtin_prefetch(c + j * ldc + mr - 1, 1);
     }
 
-#pragma GCC unroll 4
-    for (int64_t p = 0; p < kc; ++p) {
-      V av[NV];
-#pragma GCC unroll 8
-      for (int v = 0; v < NV; ++v) av[v] = V::load(a + v * V::lanes);
-#pragma GCC unroll 16
-      for (int j = 0; j < NR; ++j) {
-        const V bj = V::broadcast(b + j * b_js);
-#pragma GCC unroll 8
-        for (int v = 0; v < NV; ++v) acc[j][v] = fma(av[v], bj, acc[j][v]);
-      }
-      a += a_ps;
-      b += b_ps;
-    }
+    // Packed panels (the common case) get a loop with compile-time strides: every load is a
+    // constant displacement from two pointers, with no stride registers to keep alive.
+    if (a_ps == mr && b_ps == NR && b_js == 1) accumulate<mr, NR, 1>(kc, a, mr, b, NR, 1, acc);
+    else accumulate<0, 0, 0>(kc, a, a_ps, b, b_ps, b_js, acc);
 
     const V va = V::set1(alpha);
     if (beta == T(0)) {
