@@ -30,6 +30,7 @@ struct ConvBenchOptions {
   std::string select = "find";  // find | heuristic | <algorithm name>
   int reps = 5;
   std::string csv;
+  std::string layout = "nchw";  // strata's tensors: nchw (x, y NCHW; w KCRS) or nhwc (NHWC; KRSC)
 };
 
 struct Layer {
@@ -102,8 +103,9 @@ int run_conv_bench(const ConvBenchOptions& o) {
     if (!dnnl) std::printf("# onednn: absent (%s)\n", why.c_str());
   }
   const double peak_core = measure_peak().peak_gflops_f32;
-  std::printf("# strata bench conv: f32 forward, NCHW for strata; oneDNN chooses its own format (%s)\n",
-              dnnl ? dnnl->library().c_str() : "none");
+  const bool nhwc = o.layout == "nhwc";
+  std::printf("# strata bench conv: f32 forward, %s for strata; oneDNN chooses its own format (%s)\n",
+              nhwc ? "NHWC (filter KRSC)" : "NCHW (filter KCRS)", dnnl ? dnnl->library().c_str() : "none");
   std::printf("# peak f32 per core %.1f GFLOPS; ratio = oneDNN time / strata time (> 1: strata faster)\n", peak_core);
   std::FILE* csv = o.csv.empty() ? nullptr : std::fopen(o.csv.c_str(), "w");
   if (csv) std::fprintf(csv, "layer,batch,threads,strata_algo,strata_ms,strata_gflops,onednn_ms,onednn_impl,ratio\n");
@@ -118,17 +120,30 @@ int run_conv_bench(const ConvBenchOptions& o) {
         s.n = batch;
         dnn::Handle h;
         h.set_num_threads(threads);
-        const auto x_desc = dnn::TensorDesc::nchw(DType::f32, s.n, s.c, s.h, s.w);
-        const auto w_desc = dnn::FilterDesc::kcrs(DType::f32, s.k, s.c, s.r, s.s);
+        // The data in NCHW / KCRS (what oneDNN is given); strata's copies in its layout.
+        const auto x_nchw = dnn::TensorDesc::nchw(DType::f32, s.n, s.c, s.h, s.w);
+        const auto w_kcrs = dnn::FilterDesc::kcrs(DType::f32, s.k, s.c, s.r, s.s);
+        const auto x_desc = nhwc ? dnn::TensorDesc::nhwc(DType::f32, s.n, s.c, s.h, s.w) : x_nchw;
+        const auto w_desc = nhwc ? dnn::FilterDesc::krsc(DType::f32, s.k, s.c, s.r, s.s) : w_kcrs;
         const auto conv = dnn::ConvDesc::conv2d(s.pad_h, s.pad_w, s.stride_h, s.stride_w);
         const auto yd = dnn::conv_output_dims(x_desc, w_desc, conv);
-        const auto y_desc = dnn::TensorDesc::packed(DType::f32, dnn::Layout::nchw, yd);
+        const auto y_desc = dnn::TensorDesc::packed(DType::f32, nhwc ? dnn::Layout::nhwc : dnn::Layout::nchw, yd);
         std::mt19937 rng(7);
         std::uniform_real_distribution<float> u(-1.f, 1.f);
-        std::vector<float> x(std::size_t(x_desc.element_count())), w(std::size_t(w_desc.element_count())),
+        std::vector<float> x0(std::size_t(x_desc.element_count())), w0(std::size_t(w_desc.element_count())),
             y(std::size_t(y_desc.element_count())), yref(y.size());
-        for (auto& v : x) v = u(rng);
-        for (auto& v : w) v = u(rng);
+        for (auto& v : x0) v = u(rng);
+        for (auto& v : w0) v = u(rng);
+        // Channels-last copies: element (a, ch, i, j) of an NCHW-ordered array of dims {a, ch, h, w}.
+        auto to_channels_last = [](const std::vector<float>& src, int64_t a, int64_t ch, int64_t hh, int64_t ww) {
+          std::vector<float> dst(src.size());
+          for (int64_t n0 = 0; n0 < a; ++n0)
+            for (int64_t c0 = 0; c0 < ch; ++c0)
+              for (int64_t i = 0; i < hh * ww; ++i) dst[std::size_t((n0 * hh * ww + i) * ch + c0)] = src[std::size_t((n0 * ch + c0) * hh * ww + i)];
+          return dst;
+        };
+        const std::vector<float> x = nhwc ? to_channels_last(x0, s.n, s.c, s.h, s.w) : x0;
+        const std::vector<float> w = nhwc ? to_channels_last(w0, s.k, s.c, s.r, s.s) : w0;
 
         dnn::ConvAlgo algo;
         if (o.select == "find") algo = dnn::find_forward_algorithms(h, x_desc, w_desc, conv, y_desc).front().algo;
@@ -146,10 +161,11 @@ int run_conv_bench(const ConvBenchOptions& o) {
         if (dnnl) {
           dnnl->set_threads(threads);
           std::string err;
-          have_dnnl = dnnl->prepare(s, x.data(), w.data(), err);
+          have_dnnl = dnnl->prepare(s, x0.data(), w0.data(), err);
           if (have_dnnl) {
             dnnl->run();
             dnnl->output_nchw(yref.data());
+            if (nhwc) yref = to_channels_last(yref, yd[0], yd[1], yd[2], yd[3]);
             double max_diff = 0, max_y = 0;
             for (std::size_t i = 0; i < y.size(); ++i)
               max_diff = std::max(max_diff, double(std::fabs(y[i] - yref[i]))), max_y = std::max(max_y, double(std::fabs(yref[i])));
@@ -209,6 +225,8 @@ void add_bench_conv_command(CLI::App& bench, int& exit_code) {
   conv->add_option("--algo", opt->select, "find (measure, default), heuristic, or an algorithm name");
   conv->add_option("-r,--reps", opt->reps, "Timed repetitions (median reported)")->check(CLI::PositiveNumber);
   conv->add_option("--csv", opt->csv, "Also write CSV here");
+  conv->add_option("--layout", opt->layout, "strata's tensor layout: nchw (default) or nhwc")
+      ->check(CLI::IsMember({"nchw", "nhwc"}));
   conv->callback([opt, &exit_code] { exit_code = run_conv_bench(*opt); });
 }
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "strata/tile/isa_namespace.hpp"
 
@@ -46,6 +47,26 @@ struct ReductionCursor {
     } else {
       s = l % S, l /= S, r = l % R, l /= R, t = l % T, c = l / T;
     }
+  }
+  // Taps-inner only: `run` more taps along the filter row (run <= S - s).
+  void advance_taps(int64_t run) {
+    s += run;
+    if (s < g->filter[2]) return;
+    s = 0;
+    if (++r < g->filter[1]) return;
+    r = 0;
+    if (++t < g->filter[0]) return;
+    t = 0, ++c;
+  }
+  // Channels-inner only: `run` more channels of the current tap (run <= C - c).
+  void advance_channels(int64_t run) {
+    c += run;
+    if (c < g->c) return;
+    c = 0;
+    if (++s < g->filter[2]) return;
+    s = 0;
+    if (++r < g->filter[1]) return;
+    r = 0, ++t;
   }
   void next() {
     const int64_t T = g->filter[0], R = g->filter[1], S = g->filter[2], C = g->c;
@@ -108,10 +129,10 @@ struct ImageOperand {
 
   template <int W, class T>
   void pack(int64_t i0, int64_t len, int64_t p0, int64_t kc, T* __restrict dst) const {
+    if (!g->channels_inner) return pack_taps_inner<W>(i0, len, p0, kc, dst);
     for (int64_t r0 = 0; r0 < len; r0 += W) {
       const PanelPixels<W> px(*g, first + i0 + r0, int(std::min<int64_t>(W, len - r0)));
-      if (g->channels_inner) pack_channels_inner<W>(px, p0, kc, dst);
-      else pack_taps_inner<W>(px, p0, kc, dst);
+      pack_channels_inner<W>(px, p0, kc, dst);
       dst += W * kc;
     }
   }
@@ -123,17 +144,16 @@ struct ImageOperand {
 
   // l = (tap, c) with c innermost (contiguous channels): within a run of channels the tap is
   // fixed, so each pixel is either inside the image for the whole run (a contiguous read) or
-  // in the padding (zeros, read from one zero with step 0).
+  // in the padding (read from a run of zeros). The copy is then a W-stream transpose.
   template <int W, class T>
   void pack_channels_inner(const PanelPixels<W>& px, int64_t p0, int64_t kc, T* __restrict dst) const {
     const ConvGeometry& geo = *g;
-    static const float zero = 0.f;
+    const float* zeros = zero_run(geo.c);
     ReductionCursor cur(geo, p0);
     for (int64_t p = 0; p < kc;) {
       const int64_t run = std::min(geo.c - cur.c, kc - p);
       const float* src[W];
-      int64_t step[W];
-      for (int i = 0; i < W; ++i) src[i] = &zero, step[i] = 0;
+      for (int i = 0; i < W; ++i) src[i] = zeros;
       const int64_t dt = cur.t * geo.dilation[0], dr = cur.r * geo.dilation[1], ds = cur.s * geo.dilation[2];
       for (int sgi = 0; sgi < px.segments; ++sgi) {
         const auto& sg = px.seg[sgi];
@@ -142,53 +162,85 @@ struct ImageOperand {
         const float* row = geo.x + sg.base + cur.c * geo.xs[1] + id * geo.xs[2] + ih * geo.xs[3];
         for (int i = sg.begin; i < sg.end; ++i) {
           const int64_t iw = sg.iw0 + (i - sg.begin) * geo.stride[2] + ds;
-          if (uint64_t(iw) < uint64_t(geo.in[2])) src[i] = row + iw * geo.xs[4], step[i] = geo.xs[1];
+          if (uint64_t(iw) < uint64_t(geo.in[2])) src[i] = row + iw * geo.xs[4];
         }
       }
+      T* __restrict d = dst + p * W;
       for (int64_t q = 0; q < run; ++q)
-        for (int i = 0; i < W; ++i) dst[(p + q) * W + i] = T(src[i][q * step[i]]);
+#pragma GCC unroll 16
+        for (int i = 0; i < W; ++i) d[q * W + i] = T(src[i][q]);
       p += run;
-      for (int64_t q = 0; q < run; ++q) cur.next();
+      cur.advance_channels(run);
     }
   }
 
-  // l = (c, tap) with the tap innermost (NCHW-like): for each l, each segment reads one run
-  // of an input row: a straight copy when the stride and the column stride are 1, zeros
-  // where the run leaves the image.
+  // At least n zeros (per thread, grown on demand): the source of padding pixels.
+  static const float* zero_run(int64_t n) {
+    thread_local std::vector<float> zeros;
+    if (int64_t(zeros.size()) < n) zeros.assign(std::size_t(n), 0.f);
+    return zeros.data();
+  }
+
+  // l = (c, tap) with the tap innermost (NCHW-like). Consecutive l walk the filter row
+  // s = 0, 1, ... of one (c, t, r). The loop over panels is inside the loop over l, so that
+  // for one tap consecutive panels read consecutive pieces of the same input rows (a stream
+  // the prefetcher follows) rather than each panel visiting every row of every channel.
+  // Each segment's input row is found once per (c, t, r); each tap is that row shifted by s
+  // (a straight copy when stride and column stride are 1), zeros where it leaves the image.
   template <int W, class T>
-  void pack_taps_inner(const PanelPixels<W>& px, int64_t p0, int64_t kc, T* __restrict dst) const {
+  void pack_taps_inner(int64_t i0, int64_t len, int64_t p0, int64_t kc, T* __restrict dst) const {
     const ConvGeometry& geo = *g;
     const bool unit = geo.stride[2] == 1 && geo.xs[4] == 1;
-    const int64_t in_w = geo.in[2];
+    const int64_t in_w = geo.in[2], S = geo.filter[2];
+    const int64_t panels = (len + W - 1) / W;
+    thread_local std::vector<PanelPixels<W>> px;
+    px.clear();
+    for (int64_t r0 = 0; r0 < len; r0 += W) px.emplace_back(geo, first + i0 + r0, int(std::min<int64_t>(W, len - r0)));
     ReductionCursor cur(geo, p0);
-    for (int64_t p = 0; p < kc; ++p, cur.next()) {
-      T* __restrict d = dst + p * W;
+    for (int64_t p = 0; p < kc;) {
+      const int64_t run = std::min(S - cur.s, kc - p);
       const float* xc = geo.x + cur.c * geo.xs[1];
-      const int64_t dt = cur.t * geo.dilation[0], dr = cur.r * geo.dilation[1], ds = cur.s * geo.dilation[2];
-      for (int sgi = 0; sgi < px.segments; ++sgi) {
-        const auto& sg = px.seg[sgi];
-        const int n = sg.end - sg.begin;
-        T* __restrict o = d + sg.begin;
-        const int64_t id = sg.id0 + dt, ih = sg.ih0 + dr, iw = sg.iw0 + ds;
-        if (!inside_rows(id, ih)) {
-          for (int i = 0; i < n; ++i) o[i] = T(0);
-          continue;
-        }
-        const float* row = xc + sg.base + id * geo.xs[2] + ih * geo.xs[3];
-        if (unit) {
-          const int lo = int(std::clamp<int64_t>(-iw, 0, n)), hi = int(std::clamp<int64_t>(in_w - iw, lo, n));
-          const float* r = row + iw;
-          for (int i = 0; i < lo; ++i) o[i] = T(0);
-          for (int i = lo; i < hi; ++i) o[i] = T(r[i]);
-          for (int i = hi; i < n; ++i) o[i] = T(0);
-        } else {
-          for (int i = 0; i < n; ++i) {
-            const int64_t w = iw + i * geo.stride[2];
-            o[i] = uint64_t(w) < uint64_t(in_w) ? T(row[w * geo.xs[4]]) : T(0);
+      const int64_t dt = cur.t * geo.dilation[0], dr = cur.r * geo.dilation[1];
+      for (int64_t panel = 0; panel < panels; ++panel) {
+        const PanelPixels<W>& pp = px[std::size_t(panel)];
+        T* __restrict pdst = dst + panel * W * kc;
+        for (int sgi = 0; sgi < pp.segments; ++sgi) {
+          const auto& sg = pp.seg[sgi];
+          const int n = sg.end - sg.begin;
+          const int64_t id = sg.id0 + dt, ih = sg.ih0 + dr;
+          if (!inside_rows(id, ih)) {
+            for (int64_t q = 0; q < run; ++q)
+              for (int i = 0; i < n; ++i) pdst[(p + q) * W + sg.begin + i] = T(0);
+            continue;
+          }
+          const float* row = xc + sg.base + id * geo.xs[2] + ih * geo.xs[3];
+          for (int64_t q = 0; q < run; ++q) {
+            T* __restrict o = pdst + (p + q) * W + sg.begin;
+            const int64_t iw = sg.iw0 + (cur.s + q) * geo.dilation[2];
+            if (unit) {
+              const float* __restrict r = row + iw;
+              if (n == W && iw >= 0 && iw + W <= in_w) {  // the whole panel from one row
+#pragma GCC unroll 32
+                for (int i = 0; i < W; ++i) o[i] = T(r[i]);
+                continue;
+              }
+              const int lo = int(std::clamp<int64_t>(-iw, 0, n)), hi = int(std::clamp<int64_t>(in_w - iw, lo, n));
+              for (int i = 0; i < lo; ++i) o[i] = T(0);
+              for (int i = lo; i < hi; ++i) o[i] = T(r[i]);
+              for (int i = hi; i < n; ++i) o[i] = T(0);
+            } else {
+              for (int i = 0; i < n; ++i) {
+                const int64_t w = iw + i * geo.stride[2];
+                o[i] = uint64_t(w) < uint64_t(in_w) ? T(row[w * geo.xs[4]]) : T(0);
+              }
+            }
           }
         }
+        for (int64_t q = 0; q < run; ++q)
+          for (int i = pp.rows; i < W; ++i) pdst[(p + q) * W + i] = T(0);
       }
-      for (int i = px.rows; i < W; ++i) d[i] = T(0);
+      p += run;
+      cur.advance_taps(run);
     }
   }
 };
