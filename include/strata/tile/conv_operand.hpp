@@ -58,12 +58,14 @@ struct ReductionCursor {
     if (++t < g->filter[0]) return;
     t = 0, ++c;
   }
-  // Channels-inner only: `run` more channels of the current tap (run <= C - c).
+  // Channels-inner only: `run` more values of l, which may cross into the next taps of the
+  // filter row (never past its end).
   void advance_channels(int64_t run) {
     c += run;
     if (c < g->c) return;
-    c = 0;
-    if (++s < g->filter[2]) return;
+    s += c / g->c;
+    c %= g->c;
+    if (s < g->filter[2]) return;
     s = 0;
     if (++r < g->filter[1]) return;
     r = 0, ++t;
@@ -145,16 +147,22 @@ struct ImageOperand {
   // l = (tap, c) with c innermost (contiguous channels): within a run of channels the tap is
   // fixed, so each pixel is either inside the image for the whole run (a contiguous read) or
   // in the padding (read from a run of zeros). The copy is then a W-stream transpose.
+  // When pixels are packed (column stride C) and the filter row undilated, the channels of
+  // taps s, s+1, ... are contiguous too: a run then spans the rest of the filter row whenever
+  // every pixel of the panel is inside (or wholly outside) for all of it — what keeps few-
+  // channel layers (RGB input: 3 channels x 7 taps) from paying the per-run cost every 3 values.
   template <int W, class T>
   void pack_channels_inner(const PanelPixels<W>& px, int64_t p0, int64_t kc, T* __restrict dst) const {
     const ConvGeometry& geo = *g;
-    const float* zeros = zero_run(geo.c);
+    const bool rows_merge = geo.xs[4] == geo.c && geo.dilation[2] == 1;
+    const float* zeros = zero_run(geo.c * (rows_merge ? geo.filter[2] : 1));
     ReductionCursor cur(geo, p0);
     for (int64_t p = 0; p < kc;) {
-      const int64_t run = std::min(geo.c - cur.c, kc - p);
+      const int64_t taps_left = rows_merge ? geo.filter[2] - cur.s : 1;  // taps the run may span
       const float* src[W];
       for (int i = 0; i < W; ++i) src[i] = zeros;
       const int64_t dt = cur.t * geo.dilation[0], dr = cur.r * geo.dilation[1], ds = cur.s * geo.dilation[2];
+      bool whole = true;  // every live pixel inside (or in padding) for all taps_left taps
       for (int sgi = 0; sgi < px.segments; ++sgi) {
         const auto& sg = px.seg[sgi];
         const int64_t id = sg.id0 + dt, ih = sg.ih0 + dr;
@@ -163,8 +171,15 @@ struct ImageOperand {
         for (int i = sg.begin; i < sg.end; ++i) {
           const int64_t iw = sg.iw0 + (i - sg.begin) * geo.stride[2] + ds;
           if (uint64_t(iw) < uint64_t(geo.in[2])) src[i] = row + iw * geo.xs[4];
+          if (taps_left > 1) {
+            const bool first_in = uint64_t(iw) < uint64_t(geo.in[2]);
+            const bool last_in = uint64_t(iw + taps_left - 1) < uint64_t(geo.in[2]);
+            whole = whole && first_in == last_in && (first_in || iw + taps_left - 1 < 0 || iw >= geo.in[2]);
+          }
         }
       }
+      const int64_t span = whole ? geo.c * taps_left - cur.c : geo.c - cur.c;
+      const int64_t run = std::min(span, kc - p);
       T* __restrict d = dst + p * W;
       for (int64_t q = 0; q < run; ++q)
 #pragma GCC unroll 16
