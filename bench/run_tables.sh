@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Produces the tables of docs/PERFORMANCE.md (run on a quiet machine; takes ~10 minutes).
+# Produces the tables of docs/PERFORMANCE.md (run on a quiet machine; takes ~15 minutes).
 # Peers are loaded by `strata bench` itself, which unsets OPENBLAS_CORETYPE in its own process.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,4 +9,8 @@ mkdir -p "$out"
 "$strata" info | tee "$out/info.txt"
 "$strata" bench gemm -f bench/problems/gemm_issue4.txt --dtype f32,f64 -t 1,2 -r 3 --csv "$out/gemm.csv" | tee "$out/gemm.txt"
 "$strata" bench gemm -p NN:1024x1024x1024 --epilogue bias+gelu_erf --peers none -r 9 | tee "$out/epilogue.txt"
+"$strata" bench gemm -f bench/problems/gemm_issue4.txt --dtype u8s8s32 -t 1 -r 5 --csv "$out/gemm_u8s8s32.csv" | tee "$out/gemm_u8s8s32.txt"
+"$strata" bench gemm -p NN:49x2048x512,NN:196x1024x256,NN:100x100x100 -t 1 -r 5 | tee "$out/gemm_skinny.txt"
+"$strata" bench level2 | tee "$out/level2.txt"
 "$strata" bench conv -b 1 -t 1 -r 3 --csv "$out/conv.csv" | tee "$out/conv.txt"
+"$strata" bench conv -b 1 -t 1 -r 3 --layout nhwc --csv "$out/conv_nhwc.csv" | tee "$out/conv_nhwc.txt"
