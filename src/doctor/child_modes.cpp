@@ -2,6 +2,7 @@
 // driver or cuBLAS and prints key=value lines. A crash or hang here cannot hurt the doctor.
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <vector>
@@ -72,10 +73,18 @@ int child_driver_api(const std::string& libcuda_path) {
 }
 
 int child_gpu_compute(const std::string& libcudart_path, const std::string& libcublas_path) {
+  // Output, read by probe_compute: device_count=N, then per device deviceI.sgemm_gflops=,
+  // deviceI.d2d_gbps= and, for each call that failed, deviceI.error=<function>:<code> (the
+  // parent explains the code); error= lines for problems before any device. Every return code
+  // is checked: a GPU that cannot compute must be told apart from one that was not measured.
   void* rt = dlopen(libcudart_path.c_str(), RTLD_NOW | RTLD_GLOBAL);
-  void* bl = rt ? dlopen(libcublas_path.c_str(), RTLD_NOW | RTLD_LOCAL) : nullptr;
-  if (!rt || !bl) {
-    std::fprintf(stderr, "dlopen failed: %s\n", dlerror());
+  if (!rt) {
+    std::printf("error=dlopen %s failed: %s\n", libcudart_path.c_str(), dlerror());
+    return 1;
+  }
+  void* bl = dlopen(libcublas_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!bl) {
+    std::printf("error=dlopen %s failed: %s\n", libcublas_path.c_str(), dlerror());
     return 1;
   }
   using CountFn = int (*)(int*);
@@ -99,44 +108,79 @@ int child_gpu_compute(const std::string& libcudart_path, const std::string& libc
   auto destroy = sym<DestroyFn>(bl, "cublasDestroy_v2");
   auto sgemm = sym<SgemmFn>(bl, "cublasSgemm_v2");
   if (!getCount || !setDevice || !cudaMalloc || !cudaFree || !cudaMemcpy || !cudaMemset || !sync || !create || !destroy || !sgemm) {
-    std::fprintf(stderr, "missing symbols in libcudart/libcublas\n");
+    std::printf("error=missing symbols in %s / %s\n", libcudart_path.c_str(), libcublas_path.c_str());
     return 1;
   }
   int count = 0;
-  if (getCount(&count) != 0) return 1;
+  if (int rc = getCount(&count); rc != 0) {
+    std::printf("error=cudaGetDeviceCount:%d\n", rc);
+    return 0;
+  }
+  std::printf("device_count=%d\n", count);
+  std::fflush(stdout);  // a later hang must not swallow what was already found
   using clock = std::chrono::steady_clock;
+  // Times `op` (which queues work) `reps` times and the synchronize after it. The repetitions
+  // are chosen so that the timed run lasts about 0.1 s: one 64 MiB copy is tens of
+  // microseconds on a datacenter GPU, too short to time alone, a 4096^3 SGEMM tens of ms on a
+  // small one. Returns seconds per repetition, or a negative value after an error.
+  auto timed = [&](int d, const char* what, auto op) -> double {
+    auto run = [&](int reps) -> double {
+      auto t0 = clock::now();
+      for (int r = 0; r < reps; ++r)
+        if (int rc = op(); rc != 0) {
+          std::printf("device%d.error=%s:%d\n", d, what, rc);
+          return -1;
+        }
+      if (int rc = sync(); rc != 0) {
+        std::printf("device%d.error=cudaDeviceSynchronize:%d\n", d, rc);
+        return -1;
+      }
+      return std::chrono::duration<double>(clock::now() - t0).count() / reps;
+    };
+    if (run(1) < 0) return -1;  // warm-up: handle, kernels and clocks
+    double one = run(1);
+    if (one < 0) return -1;
+    const double target_s = 0.1;
+    int reps = one > 0 ? int(std::min(10000.0, std::max(3.0, target_s / one))) : 10000;
+    return run(reps);
+  };
   for (int d = 0; d < count && d < 16; ++d) {
-    if (setDevice(d) != 0) continue;
+    if (int rc = setDevice(d); rc != 0) {
+      std::printf("device%d.error=cudaSetDevice:%d\n", d, rc);
+      continue;
+    }
     const int n = 4096;
-    void *a = nullptr, *b = nullptr, *c = nullptr;
-    std::size_t bytes = std::size_t(n) * n * sizeof(float);
-    if (cudaMalloc(&a, bytes) || cudaMalloc(&b, bytes) || cudaMalloc(&c, bytes)) continue;
+    const std::size_t bytes = std::size_t(n) * n * sizeof(float);
+    void* buf[3] = {nullptr, nullptr, nullptr};
+    int rc = 0;
+    for (auto& p : buf)
+      if (rc == 0) rc = cudaMalloc(&p, bytes);
+    if (rc != 0) {
+      std::printf("device%d.error=cudaMalloc:%d\n", d, rc);
+      for (void* p : buf)
+        if (p) cudaFree(p);
+      continue;
+    }
+    auto* a = static_cast<float*>(buf[0]);
+    auto* b = static_cast<float*>(buf[1]);
+    auto* c = static_cast<float*>(buf[2]);
     cudaMemset(a, 0, bytes);
     cudaMemset(b, 0, bytes);
     void* h = nullptr;
-    if (create(&h) == 0) {
+    if (int crc = create(&h); crc != 0) {
+      std::printf("device%d.error=cublasCreate_v2:%d\n", d, crc);
+    } else {
       const float one = 1, zero = 0;
-      sgemm(h, 0, 0, n, n, n, &one, static_cast<float*>(a), n, static_cast<float*>(b), n, &zero, static_cast<float*>(c), n);
-      sync();
-      const int reps = 10;
-      auto t0 = clock::now();
-      for (int r = 0; r < reps; ++r)
-        sgemm(h, 0, 0, n, n, n, &one, static_cast<float*>(a), n, static_cast<float*>(b), n, &zero, static_cast<float*>(c), n);
-      sync();
-      double s = std::chrono::duration<double>(clock::now() - t0).count();
-      std::printf("device%d.sgemm_gflops=%.1f\n", d, 2.0 * n * n * double(n) * reps / s * 1e-9);
+      double s = timed(d, "cublasSgemm_v2", [&] { return sgemm(h, 0, 0, n, n, n, &one, a, n, b, n, &zero, c, n); });
+      if (s > 0) std::printf("device%d.sgemm_gflops=%.1f\n", d, 2.0 * n * n * double(n) / s * 1e-9);
       destroy(h);
     }
-    cudaMemcpy(b, a, bytes, 3);  // warm-up, cudaMemcpyDeviceToDevice
-    sync();
-    auto t0 = clock::now();
-    for (int r = 0; r < 10; ++r) cudaMemcpy(b, a, bytes, 3);
-    sync();
-    double s = std::chrono::duration<double>(clock::now() - t0).count();
-    std::printf("device%d.d2d_gbps=%.1f\n", d, 2.0 * double(bytes) * 10 / s * 1e-9);  // read + write
-    cudaFree(a);
-    cudaFree(b);
-    cudaFree(c);
+    std::fflush(stdout);
+    // cudaMemcpyDeviceToDevice = 3; a copy reads and writes `bytes`.
+    double s = timed(d, "cudaMemcpy", [&] { return cudaMemcpy(b, a, bytes, 3); });
+    if (s > 0) std::printf("device%d.d2d_gbps=%.1f\n", d, 2.0 * double(bytes) / s * 1e-9);
+    std::fflush(stdout);
+    for (void* p : buf) cudaFree(p);
   }
   return 0;
 }

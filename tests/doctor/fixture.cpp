@@ -290,6 +290,14 @@ void cuda_toolkit(FixtureTree& t, const std::string& cuda, const std::string& to
   t.cache_add(soname, root + "/lib64/" + soname);
 }
 
+void gpu_compute_libraries(FixtureTree& t, const std::string& cuda, const std::string& cublas) {
+  const std::string lib = "/usr/local/cuda-" + cuda.substr(0, cuda.find('.', cuda.find('.') + 1)) + "/lib64/";
+  t.copy_from_host(STRATA_FAKE_LIBCUDART, lib + "libcudart.so." + cuda);
+  t.copy_from_host(STRATA_FAKE_LIBCUBLAS, lib + "libcublas.so." + cublas);
+  t.symlink("libcublas.so." + cublas, lib + "libcublas.so.13");
+  t.cache_add("libcublas.so.13", lib + "libcublas.so.13");
+}
+
 void container(FixtureTree& t, const std::string& driver, const std::string& model, unsigned device_id, bool injected) {
   t.write("/.dockerenv", std::string(""));
   t.kernel_release("5.15.0-91-generic");

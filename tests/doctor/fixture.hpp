@@ -103,6 +103,12 @@ std::string cudart_soname(const std::string& cuda);
 // A CUDA toolkit's runtime at /usr/local/cuda-<major.minor>/lib64 (registered in ld.so.cache),
 // with version.json `toolkit` when given; `default_link` makes it /usr/local/cuda.
 void cuda_toolkit(FixtureTree& t, const std::string& cuda, const std::string& toolkit = "", bool default_link = true);
+// Makes the CUDA 13 toolkit of `cuda_toolkit(t, "13.x...")` computable by the GPU-compute
+// child: its libcudart becomes a copy of the fake runtime (tests/doctor/fake_libcudart.c) and a
+// fake cuBLAS (fake_libcublas.c) is installed next to it as libcublas.so.13, in ld.so.cache.
+// Their behaviour is scripted by FAKE_CUDART_* / FAKE_CUBLAS_* / FAKE_GPU_HANG in the view's
+// environment, which the child inherits.
+void gpu_compute_libraries(FixtureTree& t, const std::string& cuda = "13.0.96", const std::string& cublas = "13.0.0.19");
 // A container: /.dockerenv, the host's module visible in /proc and, when `injected`, the host
 // driver's libcuda as the NVIDIA container runtime mounts it.
 void container(FixtureTree& t, const std::string& driver, const std::string& model, unsigned device_id, bool injected);

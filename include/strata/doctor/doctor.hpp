@@ -27,6 +27,9 @@ struct DoctorOptions {
   std::vector<std::string> kernel_paths;  // extra binaries for the kernel-image layer
   bool deep_libraries = false;       // also scan the CUDA libraries' fatbins (slow on big libs)
   bool compute = false;              // layer 8
+  // Deadline of the GPU compute child (cuBLAS initialisation, a 4096^3 SGEMM and copies, each
+  // timed for about 0.1 s): generous, since only a hung GPU comes near it.
+  double compute_timeout_s = 120;
   GemmBenchmark cpu_gemm;            // empty: "not applicable: strata_blas not built"
   std::string cpu_gemm_missing_reason = "strata_blas not built";
   int threads = 0;                   // 0: strata's default thread count
