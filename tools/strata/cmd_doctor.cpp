@@ -60,6 +60,7 @@ struct DoctorArgs {
   bool json = false, no_python = false, compute = false, deep = false, no_driver_api = false;
   std::string colour = "auto", root;
   double timeout = 10;
+  double compute_timeout = 120;
   std::vector<std::string> child;
   // explain
   std::vector<std::string> explain_text;
@@ -86,6 +87,7 @@ dr::DoctorOptions options_from(const DoctorArgs& a) {
   dr::DoctorOptions o;
   o.helper_executable = self_executable();
   o.child_timeout_s = a.timeout;
+  o.compute_timeout_s = a.compute_timeout;
   o.probe_python = !a.no_python;
   o.driver_api = !a.no_driver_api;
   o.deep_libraries = a.deep;
@@ -204,6 +206,9 @@ void add_doctor_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--color", args->colour, "Colour: auto (terminal only), always, never")->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->add_option("--root", args->root, "Inspect a system image rooted at DIR instead of / (fixtures, chroots)")->check(CLI::ExistingDirectory);
   cmd->add_option("--timeout", args->timeout, "Seconds allowed for each child process (driver API)")->check(CLI::PositiveNumber);
+  cmd->add_option("--compute-timeout", args->compute_timeout,
+                  "Seconds allowed for the GPU measurement child of --compute (default 120)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--child", args->child, "internal: run a child helper mode")->group("")->expected(1, 3);
   cmd->require_subcommand(0, 1);
 
