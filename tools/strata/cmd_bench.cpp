@@ -2,6 +2,7 @@
 // verifies strata and every peer against a reference, then times them interleaved in one
 // process and prints GFLOPS, % of the measured peak and the ratio to the best peer.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "commands.hpp"
@@ -122,20 +124,36 @@ struct Lib {
   bool ok = true;
 };
 
-// Interleaved timing (each repetition runs every library once, so drift hits all alike), then
+// Timing (1 thread: interleaved, each repetition runs every library once so drift hits all
+// alike; more threads: one block per library, see below), then
 // one Row per library with GFLOPS (ops for integer GEMM), % of `peak_per_core` x threads and,
 // on strata's row, the ratio to the best verified peer.
 void time_and_report(const GemmProblem& p, const char* dt, int threads, int reps, double peak_per_core,
                      std::vector<Lib>& libs, std::vector<Row>& rows) {
   const double flops = 2.0 * double(p.m) * double(p.n) * double(p.k) * double(p.batch);
   const int inner = std::max(1, int(2e8 / std::max(flops, 1.0)));  // >= ~2 ms per sample for tiny problems
-  for (int r = 0; r < reps; ++r)
+  auto sample = [&](Lib& lib) {
+    Timer t;
+    for (int i = 0; i < inner; ++i)
+      for (int64_t b = 0; b < p.batch; ++b) lib.call(b);
+    lib.times.push_back(t.seconds() / inner);
+  };
+  if (threads == 1) {
+    for (int r = 0; r < reps; ++r)
+      for (auto& lib : libs) sample(lib);
+  } else {
+    // With threads, libraries are timed one after another, not interleaved: OpenBLAS and
+    // OpenMP workers busy-wait for a while after each call and would take the second core
+    // from whichever library runs next. Each block starts after they have parked and after
+    // untimed calls that wake the library's own threads — back-to-back calls of one library,
+    // as an application makes them.
     for (auto& lib : libs) {
-      Timer t;
-      for (int i = 0; i < inner; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      for (int w = 0; w < 3; ++w)
         for (int64_t b = 0; b < p.batch; ++b) lib.call(b);
-      lib.times.push_back(t.seconds() / inner);
+      for (int r = 0; r < reps; ++r) sample(lib);
     }
+  }
   double best_peer = 0, strata_gflops = 0;
   std::vector<double> gf;
   auto is_strata = [](const std::string& name) { return name == "strata" || name == "strata+epi"; };
