@@ -112,9 +112,12 @@ struct Mainloop {
                 for (int64_t j = 0; j < nr; ++j)
                   for (int64_t i = 0; i < mr; ++i) ct[i + j * ldc] = edge[i + j * MR];
               }
-              if constexpr (!Epilogue::is_identity)
-                if (last_step) epi(ct, ldc, row0 + ic + ir, col0 + jc + jr, mr, nr);
             }
+            // The epilogue visits the finished mc x nr column panel while it is still in L1/L2:
+            // one program run per panel rather than per micro-tile, so its per-step cost is
+            // spread over mc rows instead of MR.
+            if constexpr (!Epilogue::is_identity)
+              if (last_step) epi(c + ic + (jc + jr) * ldc, ldc, row0 + ic, col0 + jc + jr, mc, nr);
           }
         }
       }
