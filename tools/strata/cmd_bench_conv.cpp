@@ -2,12 +2,15 @@
 // strata (algorithm chosen by find, the cudnn.benchmark role, or forced) side by side with
 // oneDNN in the same process, interleaved, each verified against the other before timing.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench_conv.hpp"
@@ -178,15 +181,32 @@ int run_conv_bench(const ConvBenchOptions& o) {
           }
         }
         std::vector<double> ts, td;
-        for (int r = 0; r < o.reps; ++r) {  // interleaved so both see the same machine state
-          Timer t;
-          run_strata();
-          ts.push_back(t.seconds() * 1e3);
-          if (have_dnnl) {
-            t.reset();
-            dnnl->run();
-            td.push_back(t.seconds() * 1e3);
+        if (threads == 1) {
+          for (int r = 0; r < o.reps; ++r) {  // interleaved so both see the same machine state
+            Timer t;
+            run_strata();
+            ts.push_back(t.seconds() * 1e3);
+            if (have_dnnl) {
+              t.reset();
+              dnnl->run();
+              td.push_back(t.seconds() * 1e3);
+            }
           }
+        } else {
+          // With threads, one block per library after the other's busy-waiting workers have
+          // parked (they would take the second core), starting with an untimed call that
+          // wakes the library's own threads (as in `strata bench gemm`).
+          auto block = [&](const std::function<void()>& run, std::vector<double>& times) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            run();
+            for (int r = 0; r < o.reps; ++r) {
+              Timer t;
+              run();
+              times.push_back(t.seconds() * 1e3);
+            }
+          };
+          block(run_strata, ts);
+          if (have_dnnl) block([&] { dnnl->run(); }, td);
         }
         const double ms_s = median(ts), ms_d = have_dnnl ? median(td) : 0;
         const double flops = 2.0 * double(s.n * s.k * s.c * s.r * s.s) * double(yd[2] * yd[3]);
