@@ -33,96 +33,86 @@
 
 STRATA_TILE_NS_BEGIN
 
-// An int8 operand (u8 or s8) packed as int16 pairs; rows x depth seen through `v`.
-template <class S>
-struct PairOperand {
-  static_assert(std::is_same_v<S, uint8_t> || std::is_same_v<S, int8_t>, "PairOperand packs u8 or s8 data");
+// An int8 operand (u8 or s8) packed into int32 slots of Depth consecutive depth values:
+// Depth 2 = int16 pairs (sign- or zero-extended), Depth 4 = the raw bytes. Rows x depth are
+// seen through `v`. Slot q of panel row i holds depth 2q, 2q+1 (or 4q..4q+3), zero-padded.
+template <class S, int Depth>
+struct SlotOperand {
+  static_assert(std::is_same_v<S, uint8_t> || std::is_same_v<S, int8_t>, "slot operands pack u8 or s8 data");
+  static_assert(Depth == 2 || Depth == 4, "a slot holds two int16 or four bytes");
   using value_type = int32_t;
-  static constexpr bool has_view = false;  // always packed: the kernel reads pairs only
+  static constexpr bool has_view = false;  // always packed: the kernels read slots only
   MatrixView<S> v;
 
-  PairOperand shifted(int64_t i0) const { return {v.block(i0, 0)}; }
+  SlotOperand shifted(int64_t i0) const { return {v.block(i0, 0)}; }
 
   template <int W, class T>
   void pack(int64_t i0, int64_t len, int64_t p0, int64_t kc, T* __restrict dst) const {
-    static_assert(std::is_same_v<T, int32_t>, "int16 pairs are packed into int32 slots");
-    const int64_t pairs = (kc + 1) / 2;
+    static_assert(std::is_same_v<T, int32_t>, "slots are int32");
+    const int64_t slots = (kc + Depth - 1) / Depth;
     for (int64_t r0 = 0; r0 < len; r0 += W, dst += W * kc) {
       const int rows = int(std::min<int64_t>(W, len - r0));
-      for (int64_t q = 0; q < pairs; ++q) {
-        const MatrixView<S> at = v.block(i0 + r0, p0 + 2 * q);
-        const bool has_hi = 2 * q + 1 < kc;
+      for (int64_t q = 0; q < slots; ++q) {
+        const MatrixView<S> at = v.block(i0 + r0, p0 + Depth * q);
+        const int depth = int(std::min<int64_t>(Depth, kc - Depth * q));
         int32_t* __restrict d = dst + q * W;
-        for (int i = 0; i < rows; ++i) {
-          const uint32_t lo = uint16_t(int16_t(at(i, 0)));
-          const uint32_t hi = has_hi ? uint16_t(int16_t(at(i, 1))) : 0u;
-          d[i] = int32_t(lo | hi << 16);
-        }
+        if (!(Depth == 4 && depth == 4 && pack_quads_fast(at, rows, d)))
+          for (int i = 0; i < rows; ++i) d[i] = word(at, i, depth);
         for (int i = rows; i < W; ++i) d[i] = 0;
       }
     }
   }
-};
 
-// An int8 operand packed as 4 consecutive depth values per int32 slot (byte b = depth 4q + b).
-template <class S>
-struct QuadOperand {
-  static_assert(std::is_same_v<S, uint8_t> || std::is_same_v<S, int8_t>, "QuadOperand packs u8 or s8 data");
-  using value_type = int32_t;
-  static constexpr bool has_view = false;
-  MatrixView<S> v;
+ private:
+  // The slot of row i from its first `depth` values (the rest zero).
+  static int32_t word(const MatrixView<S>& at, int i, int depth) {
+    uint32_t w = 0;
+    for (int b = 0; b < depth; ++b) {
+      const uint32_t part = Depth == 2 ? uint32_t(uint16_t(int16_t(at(i, b)))) : uint32_t(uint8_t(at(i, b)));
+      w |= part << (32 / Depth * b);
+    }
+    return int32_t(w);
+  }
 
-  QuadOperand shifted(int64_t i0) const { return {v.block(i0, 0)}; }
-
-  template <int W, class T>
-  void pack(int64_t i0, int64_t len, int64_t p0, int64_t kc, T* __restrict dst) const {
-    static_assert(std::is_same_v<T, int32_t>, "byte quads are packed into int32 slots");
-    const int64_t quads = (kc + 3) / 4;
-    for (int64_t r0 = 0; r0 < len; r0 += W, dst += W * kc) {
-      const int rows = int(std::min<int64_t>(W, len - r0));
-      for (int64_t q = 0; q < quads; ++q) {
-        const MatrixView<S> at = v.block(i0 + r0, p0 + 4 * q);
-        const int depth = int(std::min<int64_t>(4, kc - 4 * q));
-        int32_t* __restrict d = dst + q * W;
-        if (depth == 4 && at.cs == 1) {
-          // The 4 depth values of a row are adjacent bytes (e.g. B not transposed): one word.
-          for (int i = 0; i < rows; ++i) std::memcpy(d + i, &at(i, 0), 4);
+  // Full quads of `rows` rows without the byte-by-byte loop, when the layout allows.
+  static bool pack_quads_fast(const MatrixView<S>& at, int rows, int32_t* __restrict d) {
+    if (at.cs == 1) {
+      // The 4 depth values of a row are adjacent bytes (e.g. B not transposed): one word.
+      for (int i = 0; i < rows; ++i) std::memcpy(d + i, &at(i, 0), 4);
+      return true;
+    }
 #if defined(__SSE2__)
-        } else if (depth == 4 && at.rs == 1) {
-          // Rows adjacent (e.g. A not transposed): interleave 4 columns of up to 16 bytes into
-          // words; short groups go through a local copy so nothing past the matrix is read.
-          for (int i = 0; i < rows; i += 16) {
-            const int n = std::min(16, rows - i);
-            alignas(16) uint8_t part[4][16] = {};
-            auto col = [&](int b) {
-              if (n == 16) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(&at(i, b)));
-              std::memcpy(part[b], &at(i, b), std::size_t(n));
-              return _mm_load_si128(reinterpret_cast<const __m128i*>(part[b]));
-            };
-            const __m128i c0 = col(0), c1 = col(1), c2 = col(2), c3 = col(3);
-            const __m128i t0 = _mm_unpacklo_epi8(c0, c1), t1 = _mm_unpackhi_epi8(c0, c1);
-            const __m128i t2 = _mm_unpacklo_epi8(c2, c3), t3 = _mm_unpackhi_epi8(c2, c3);
-            alignas(16) int32_t words[16];
-            __m128i* o = reinterpret_cast<__m128i*>(n == 16 ? d + i : words);
-            _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(t0, t2));
-            _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(t0, t2));
-            _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(t1, t3));
-            _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(t1, t3));
-            if (n < 16) std::memcpy(d + i, words, sizeof(int32_t) * std::size_t(n));
-          }
-#endif
-        } else {
-          for (int i = 0; i < rows; ++i) {
-            uint32_t word = 0;
-            for (int b = 0; b < depth; ++b) word |= uint32_t(uint8_t(at(i, b))) << (8 * b);
-            d[i] = int32_t(word);
-          }
-        }
-        for (int i = rows; i < W; ++i) d[i] = 0;
+    if (at.rs == 1) {
+      // Rows adjacent (e.g. A not transposed): interleave 4 columns of up to 16 bytes into
+      // words; short groups go through a local copy so nothing past the matrix is read.
+      for (int i = 0; i < rows; i += 16) {
+        const int n = std::min(16, rows - i);
+        alignas(16) uint8_t part[4][16] = {};
+        auto col = [&](int b) {
+          if (n == 16) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(&at(i, b)));
+          std::memcpy(part[b], &at(i, b), std::size_t(n));
+          return _mm_load_si128(reinterpret_cast<const __m128i*>(part[b]));
+        };
+        const __m128i c0 = col(0), c1 = col(1), c2 = col(2), c3 = col(3);
+        const __m128i t0 = _mm_unpacklo_epi8(c0, c1), t1 = _mm_unpackhi_epi8(c0, c1);
+        const __m128i t2 = _mm_unpacklo_epi8(c2, c3), t3 = _mm_unpackhi_epi8(c2, c3);
+        alignas(16) int32_t words[16];
+        __m128i* o = reinterpret_cast<__m128i*>(n == 16 ? d + i : words);
+        _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(t0, t2));
+        _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(t0, t2));
+        _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(t1, t3));
+        _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(t1, t3));
+        if (n < 16) std::memcpy(d + i, words, sizeof(int32_t) * std::size_t(n));
       }
+      return true;
     }
+#endif
+    return false;
   }
 };
+
+template <class S> using PairOperand = SlotOperand<S, 2>;  // int16 pairs (pmaddwd)
+template <class S> using QuadOperand = SlotOperand<S, 4>;  // byte quads (vpmaddubsw)
 
 // The low and high int16 of a packed pair.
 inline int32_t pair_lo(int32_t x) { return int16_t(uint16_t(uint32_t(x))); }

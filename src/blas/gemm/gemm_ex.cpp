@@ -12,6 +12,22 @@
 
 namespace strata::blas {
 
+namespace {
+
+// The engine call for column-major C = alpha op(A) op(B) + beta C with stored types a/b_type.
+template <class T>
+detail::GemmCall<T> make_call(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, T alpha,
+                              const void* A, DType a_type, index_t lda, const void* B, DType b_type, index_t ldb,
+                              T beta, T* C, index_t ldc) {
+  detail::GemmCall<T> call{m, n, k, alpha, A, 1, lda, B, 1, ldb, beta, C, ldc, h.num_threads()};
+  if (transa != Op::N) call.a_rs = lda, call.a_cs = 1;
+  if (transb != Op::N) call.b_rs = ldb, call.b_cs = 1;
+  call.a_type = a_type, call.b_type = b_type;
+  return call;
+}
+
+}  // namespace
+
 void gemm_ex(const Handle& h, Order order, Op transa, Op transb, index_t m, index_t n, index_t k, float alpha,
              const void* A, DType a_type, index_t lda, const void* B, DType b_type, index_t ldb, float beta, float* C,
              index_t ldc) {
@@ -33,10 +49,7 @@ void gemm_ex(const Handle& h, Order order, Op transa, Op transb, index_t m, inde
   if (!col) {
     std::swap(transa, transb), std::swap(m, n), std::swap(A, B), std::swap(lda, ldb);
   }
-  detail::GemmCall<float> call{m, n, k, alpha, A, 1, lda, B, 1, ldb, beta, C, ldc, h.num_threads()};
-  if (transa != Op::N) call.a_rs = lda, call.a_cs = 1;
-  if (transb != Op::N) call.b_rs = ldb, call.b_cs = 1;
-  call.a_type = a_type, call.b_type = b_type;
+  const auto call = make_call(h, transa, transb, m, n, k, alpha, A, a_type, lda, B, b_type, ldb, beta, C, ldc);
   const auto kernel = detail::gemm_kernels<float>().select(h.isa());
   if (verbose(1))
     verbose_write("blas", cat("gemm_ex ", dtype_name(a_type), "x", dtype_name(b_type), "->f32 ", char(transa),
@@ -73,10 +86,7 @@ void gemm_ex(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_
       }
     return;
   }
-  detail::GemmCall<int32_t> call{m, n, k, alpha, A, 1, lda, B, 1, ldb, beta, C, ldc, h.num_threads()};
-  if (transa != Op::N) call.a_rs = lda, call.a_cs = 1;
-  if (transb != Op::N) call.b_rs = ldb, call.b_cs = 1;
-  call.a_type = a_type, call.b_type = b_type;
+  const auto call = make_call(h, transa, transb, m, n, k, alpha, A, a_type, lda, B, b_type, ldb, beta, C, ldc);
   const auto kernel = detail::gemm_kernels<int32_t>().select(h.isa());
   if (verbose(1))
     verbose_write("blas", cat("gemm_ex ", dtype_name(a_type), "x", dtype_name(b_type), "->i32 ", char(transa),
