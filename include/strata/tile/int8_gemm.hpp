@@ -162,9 +162,10 @@ inline void store_i32_tile(const __m256i (&acc)[NR][2], int32_t* c, int64_t ldc,
     }
 }
 
-// AVX2: 16 x 6, twelve ymm accumulators of 8 int32 lanes; per pair one vpmaddwd + vpaddd per
-// accumulator (16 multiply-adds each), B pairs broadcast from the packed panel.
-struct MicroKernelI8Avx2 {
+// AVX2: 16 x 6, twelve ymm accumulators of 8 int32 lanes, B slots broadcast from the packed
+// panel. Depth is the slot depth; Products(a, b) gives the int32 sums of one slot's products.
+template <int Depth, class Products>
+struct MicroKernelSlotsAvx2 {
   using T = int32_t;
   static constexpr int mr = 16, nr = 6;
 
@@ -174,46 +175,33 @@ struct MicroKernelI8Avx2 {
 #pragma GCC unroll 6
     for (int j = 0; j < nr; ++j) acc[j][0] = acc[j][1] = _mm256_setzero_si256();
 #pragma GCC unroll 2
-    for (int64_t q = 0, pairs = (kc + 1) / 2; q < pairs; ++q, a += mr, b += nr) {
+    for (int64_t q = 0, slots = (kc + Depth - 1) / Depth; q < slots; ++q, a += mr, b += nr) {
       const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a));
       const __m256i a1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 8));
 #pragma GCC unroll 6
       for (int j = 0; j < nr; ++j) {
         const __m256i bj = _mm256_set1_epi32(b[j]);
-        acc[j][0] = _mm256_add_epi32(acc[j][0], _mm256_madd_epi16(a0, bj));
-        acc[j][1] = _mm256_add_epi32(acc[j][1], _mm256_madd_epi16(a1, bj));
+        acc[j][0] = _mm256_add_epi32(acc[j][0], Products::sum(a0, bj));
+        acc[j][1] = _mm256_add_epi32(acc[j][1], Products::sum(a1, bj));
       }
     }
     store_i32_tile<nr>(acc, c, ldc, alpha, beta);
   }
 };
 
-// AVX2, 7-bit A: 16 x 6 on byte quads; per quad and accumulator one vpmaddubsw, one vpmaddwd
-// (with ones) and one vpaddd for 32 multiply-adds.
-struct MicroKernelU7Avx2 {
-  using T = int32_t;
-  static constexpr int mr = 16, nr = 6;
-
-  static void run(int64_t kc, const int32_t* __restrict a, int64_t, const int32_t* __restrict b, int64_t, int64_t,
-                  int32_t* __restrict c, int64_t ldc, int32_t alpha, int32_t beta) {
-    const __m256i ones = _mm256_set1_epi16(1);
-    __m256i acc[nr][2];
-#pragma GCC unroll 6
-    for (int j = 0; j < nr; ++j) acc[j][0] = acc[j][1] = _mm256_setzero_si256();
-#pragma GCC unroll 2
-    for (int64_t q = 0, quads = (kc + 3) / 4; q < quads; ++q, a += mr, b += nr) {
-      const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a));
-      const __m256i a1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 8));
-#pragma GCC unroll 6
-      for (int j = 0; j < nr; ++j) {
-        const __m256i bj = _mm256_set1_epi32(b[j]);
-        acc[j][0] = _mm256_add_epi32(acc[j][0], _mm256_madd_epi16(_mm256_maddubs_epi16(a0, bj), ones));
-        acc[j][1] = _mm256_add_epi32(acc[j][1], _mm256_madd_epi16(_mm256_maddubs_epi16(a1, bj), ones));
-      }
-    }
-    store_i32_tile<nr>(acc, c, ldc, alpha, beta);
+// int16 pairs: one vpmaddwd, 16 multiply-adds per instruction.
+struct PairProducts {
+  static __m256i sum(__m256i a, __m256i b) { return _mm256_madd_epi16(a, b); }
+};
+// Byte quads, A below 128: vpmaddubsw (never saturates then) and vpmaddwd with ones.
+struct QuadProducts {
+  static __m256i sum(__m256i a, __m256i b) {
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), _mm256_set1_epi16(1));
   }
 };
+
+using MicroKernelI8Avx2 = MicroKernelSlotsAvx2<2, PairProducts>;
+using MicroKernelU7Avx2 = MicroKernelSlotsAvx2<4, QuadProducts>;
 #endif
 
 STRATA_TILE_NS_END
