@@ -56,6 +56,27 @@ PackPolicy choose_pack_policy(const GemmArgs<T, TA, TB>& g) {
   return p;
 }
 
+// Block sizes for this call. When B is read in place (streamed), each of its columns is read
+// k-piece by k-piece, and a strided column sits a page apart from the next: every piece of
+// every column costs a TLB walk. So the k block grows as far as A's block budget (mc x kc
+// elements, sized for L2) allows for the rows actually used, in equal pieces; nc shrinks to
+// keep a packed B block (narrow B types are packed even then) within its budget. Depends only
+// on the whole problem and the shape-chosen policy — not on the thread split or on B's stored
+// type — so results stay thread-count independent and gemm_ex(bf16) equals sgemm of the
+// widened inputs bitwise.
+template <class Kernel>
+BlockSizes streaming_blocks(int64_t m, int64_t k, const BlockSizes& bs, PackPolicy policy) {
+  BlockSizes b = bs;
+  if (!policy.pack_b) {
+    const int64_t rows = (std::min(m, bs.mc) + Kernel::mr - 1) / Kernel::mr * Kernel::mr;
+    const int64_t kmax = std::max(bs.kc, bs.mc * bs.kc / rows);
+    const int64_t pieces = (k + kmax - 1) / kmax;
+    b.kc = std::max(bs.kc, (k + pieces - 1) / pieces);
+    b.nc = std::max<int64_t>(Kernel::nr, bs.kc * bs.nc / b.kc / Kernel::nr * Kernel::nr);
+  }
+  return b;
+}
+
 // The engine on explicit operands (operand.hpp): C = alpha * op(A) op(B) + beta * C, split among
 // threads. `policy` says which operands may be read in place (ignored for operands that
 // cannot be).
@@ -64,18 +85,19 @@ void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, co
                    typename Kernel::T beta, typename Kernel::T* c, int64_t ldc, int threads, const BlockSizes& bs,
                    const Epilogue& epi, PackPolicy policy) {
   const Partition part = plan_partition(m, n, k, Kernel::mr, Kernel::nr, threads);
+  const BlockSizes blocks = streaming_blocks<Kernel>(m, k, bs, policy);
   auto run_part = [&](int p) {
     int64_t lo, hi;
     if (part.split_n) {
       part.range(n, p, lo, hi);
       if (lo >= hi) return;
-      Mainloop<Kernel, Epilogue, AOp, BOp>::run(m, hi - lo, k, alpha, a, b.shifted(lo), beta, c + lo * ldc, ldc, bs,
-                                                policy, epi, 0, lo);
+      Mainloop<Kernel, Epilogue, AOp, BOp>::run(m, hi - lo, k, alpha, a, b.shifted(lo), beta, c + lo * ldc, ldc,
+                                                blocks, policy, epi, 0, lo);
     } else {
       part.range(m, p, lo, hi);
       if (lo >= hi) return;
-      Mainloop<Kernel, Epilogue, AOp, BOp>::run(hi - lo, n, k, alpha, a.shifted(lo), b, beta, c + lo, ldc, bs, policy,
-                                                epi, lo, 0);
+      Mainloop<Kernel, Epilogue, AOp, BOp>::run(hi - lo, n, k, alpha, a.shifted(lo), b, beta, c + lo, ldc, blocks,
+                                                policy, epi, lo, 0);
     }
   };
   if (part.parts == 1) run_part(0);
