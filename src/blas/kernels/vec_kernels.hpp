@@ -22,6 +22,10 @@ struct VecKernels {
   // y += alpha * a and returns sum a_i x_i (conj(a_i) for the c form): one pass over a.
   T (*axpy_dotu)(index_t n, T alpha, const T* a, const T* x, T* y);
   T (*axpy_dotc)(index_t n, T alpha, const T* a, const T* x, T* y);
+  // Four columns at once: y += sum_c alpha[c] a[c] and dot[c] = sum_i a[c]_i x_i (conj(a) for
+  // the c form), one pass over y for four columns.
+  void (*axpy_dotu4)(index_t n, const T* alpha, const T* const* a, const T* x, T* y, T* dot);
+  void (*axpy_dotc4)(index_t n, const T* alpha, const T* const* a, const T* x, T* y, T* dot);
 };
 
 struct VecKernelSet {

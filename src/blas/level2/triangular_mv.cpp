@@ -48,12 +48,38 @@ void triangular_mv(const Handle& h, const TriCall<T>& c, T* x) {
   if (c.trans == Op::N) {
     std::fill(x, x + n, T(0));
     auto rows = [&](index_t j0, index_t j1) { return std::pair{c.A.first(j0), c.A.last(j1 - 1) + 1}; };
+    auto column = [&](index_t j, T* acc) {
+      if (x0[size_t(j)] == T(0)) return;
+      c.axpy(j, x0[size_t(j)], acc);
+      acc[j] += c.unit ? x0[size_t(j)] : x0[size_t(j)] * c.diag(j);
+    };
     accumulate_column_chunks(h, n, work, x, rows, [&](index_t j0, index_t j1, T* acc) {
-      for (index_t j = j0; j < j1; ++j) {
-        if (x0[size_t(j)] == T(0)) continue;
-        c.axpy(j, x0[size_t(j)], acc);
-        acc[j] += c.unit ? x0[size_t(j)] : x0[size_t(j)] * c.diag(j);
+      index_t j = j0;
+      // Four columns per pass over the rows they all store (axpy4), the rest one by one; a
+      // group with a zero x_j goes column by column so that column is skipped as above.
+      for (; j + 4 <= j1; j += 4) {
+        const T* xs = x0.data() + j;
+        if (xs[0] == T(0) || xs[1] == T(0) || xs[2] == T(0) || xs[3] == T(0)) {
+          for (int q = 0; q < 4; ++q) column(j + q, acc);
+          continue;
+        }
+        index_t lo = c.lo(j), hi = c.hi(j);
+        for (int q = 1; q < 4; ++q) lo = std::max(lo, c.lo(j + q)), hi = std::min(hi, c.hi(j + q));
+        if (lo <= hi) {
+          const T* cols[4] = {c.A.at(lo, j), c.A.at(lo, j + 1), c.A.at(lo, j + 2), c.A.at(lo, j + 3)};
+          c.k.axpy4(hi - lo + 1, xs, cols, acc + lo);
+        } else {
+          lo = hi + 1;
+        }
+        for (int q = 0; q < 4; ++q) {
+          const index_t col = j + q, clo = c.lo(col), chi = c.hi(col);
+          const index_t a_hi = std::min(lo - 1, chi), b_lo = std::max(hi + 1, clo);
+          if (clo <= a_hi) c.k.axpy(a_hi - clo + 1, xs[q], c.A.at(clo, col), acc + clo);
+          if (b_lo <= chi) c.k.axpy(chi - b_lo + 1, xs[q], c.A.at(b_lo, col), acc + b_lo);
+          acc[col] += c.unit ? xs[q] : xs[q] * c.diag(col);
+        }
       }
+      for (; j < j1; ++j) column(j, acc);
     });
   } else {
     for_column_chunks(h, n, work, [&](index_t j0, index_t j1) {
