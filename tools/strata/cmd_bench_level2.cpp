@@ -1,4 +1,4 @@
-// `strata bench level2`: the threaded Level 2 routines (symv, trmv, syr2, gemv) at 1 and 2
+// `strata bench level2`: the threaded Level 2 routines (symv, trmv N/T, syr2, gemv N/T) at 1 and 2
 // threads, side by side with OpenBLAS's cblas_* at the same thread counts, interleaved in one
 // process. These routines are memory-bound: the question is whether a second thread pays.
 #include <dlfcn.h>
@@ -18,7 +18,7 @@ namespace strata::cli {
 
 namespace {
 
-enum : int { kColMajor = 102, kNoTrans = 111, kUpper = 121, kNonUnit = 131 };
+enum : int { kColMajor = 102, kNoTrans = 111, kTrans = 112, kUpper = 121, kNonUnit = 131 };
 
 struct Candidate {
   std::string routine, lib;
@@ -60,6 +60,13 @@ int run_level2_bench(int64_t n, int reps) {
     cands.push_back({"dgemv", "strata", threads, [=, &A, &x, &y] {
                        blas::gemv<double>(*h, blas::Op::N, n, n, 1.0, A.data(), n, x.data(), 1, 0.0, y.data(), 1);
                      }, {}});
+    cands.push_back({"dtrmv T", "strata", threads, [=, &A, &t] {
+                       blas::trmv<double>(*h, blas::Uplo::upper, blas::Op::T, blas::Diag::non_unit, n, A.data(), n,
+                                          t.data(), 1);
+                     }, {}});
+    cands.push_back({"dgemv T", "strata", threads, [=, &A, &x, &y] {
+                       blas::gemv<double>(*h, blas::Op::T, n, n, 1.0, A.data(), n, x.data(), 1, 0.0, y.data(), 1);
+                     }, {}});
     if (ob_symv && peers[0].set_threads) {
       auto set = [p = &peers[0], threads] { p->set_threads(p, threads); };
       cands.push_back({"dsymv", "openblas", threads, [=, &A, &x, &y] {
@@ -78,6 +85,14 @@ int run_level2_bench(int64_t n, int reps) {
                          set();
                          ob_gemv(kColMajor, kNoTrans, ni, ni, 1.0, A.data(), ni, x.data(), 1, 0.0, y.data(), 1);
                        }, {}});
+      cands.push_back({"dtrmv T", "openblas", threads, [=, &A, &t] {
+                         set();
+                         ob_trmv(kColMajor, kUpper, kTrans, kNonUnit, ni, A.data(), ni, t.data(), 1);
+                       }, {}});
+      cands.push_back({"dgemv T", "openblas", threads, [=, &A, &x, &y] {
+                         set();
+                         ob_gemv(kColMajor, kTrans, ni, ni, 1.0, A.data(), ni, x.data(), 1, 0.0, y.data(), 1);
+                       }, {}});
     }
   }
   for (auto& c : cands) c.call();  // warm-up
@@ -90,8 +105,8 @@ int run_level2_bench(int64_t n, int reps) {
   for (auto& m : missing) std::fprintf(stderr, "bench: peer not available: %s\n", m.c_str());
   std::printf("# strata bench level2: n = %lld, f64, median of %d interleaved runs; speedup = 1 thread / 2 threads\n",
               static_cast<long long>(n), reps);
-  std::printf("%-7s %-9s %10s %10s %8s\n", "routine", "library", "1T ms", "2T ms", "speedup");
-  for (const char* routine : {"dsymv", "dtrmv", "dsyr2", "dgemv"})
+  std::printf("%-8s %-9s %10s %10s %8s\n", "routine", "library", "1T ms", "2T ms", "speedup");
+  for (const char* routine : {"dsymv", "dtrmv", "dtrmv T", "dsyr2", "dgemv", "dgemv T"})
     for (const char* lib : {"strata", "openblas"}) {
       double ms[2] = {0, 0};
       for (auto& c : cands)
@@ -99,7 +114,7 @@ int run_level2_bench(int64_t n, int reps) {
           std::sort(c.times.begin(), c.times.end());
           ms[c.threads - 1] = c.times[c.times.size() / 2] * 1e3;
         }
-      if (ms[0] > 0) std::printf("%-7s %-9s %10.2f %10.2f %7.2fx\n", routine, lib, ms[0], ms[1], ms[0] / ms[1]);
+      if (ms[0] > 0) std::printf("%-8s %-9s %10.2f %10.2f %7.2fx\n", routine, lib, ms[0], ms[1], ms[0] / ms[1]);
     }
   return 0;
 }
