@@ -70,23 +70,10 @@ struct ReductionCursor {
     if (++r < g->filter[1]) return;
     r = 0, ++t;
   }
+  // One more l, in either order.
   void next() {
-    const int64_t T = g->filter[0], R = g->filter[1], S = g->filter[2], C = g->c;
-    if (g->channels_inner) {
-      if (++c < C) return;
-      c = 0;
-      if (++s < S) return;
-      s = 0;
-      if (++r < R) return;
-      r = 0, ++t;
-    } else {
-      if (++s < S) return;
-      s = 0;
-      if (++r < R) return;
-      r = 0;
-      if (++t < T) return;
-      t = 0, ++c;
-    }
+    if (g->channels_inner) advance_channels(1);
+    else advance_taps(1);
   }
 };
 

@@ -27,6 +27,9 @@ struct TriStorage {
   // First and last row stored in column j (inclusive; the diagonal is always one of them).
   index_t first(index_t j) const { return upper ? std::max<index_t>(0, j - k) : j; }
   index_t last(index_t j) const { return upper ? j : std::min(n - 1, j + k); }
+  // Off-diagonal rows stored in column j: [off_first(j), off_last(j)], possibly empty.
+  index_t off_first(index_t j) const { return upper ? first(j) : j + 1; }
+  index_t off_last(index_t j) const { return upper ? j - 1 : last(j); }
 
   T* at(index_t i, index_t j) const {
     switch (storage) {
@@ -36,6 +39,29 @@ struct TriStorage {
         return upper ? a + j * (j + 1) / 2 + i : a + j * n - j * (j - 1) / 2 + (i - j);
     }
     return a;
+  }
+};
+
+// Columns j..j+3 of a stored triangle: the off-diagonal rows all four store ([lo, hi], where
+// kernels take the four columns in one pass), and per column the pieces of its own range
+// outside them (the small triangle among the four, band ends), at most two.
+struct FourColumns {
+  index_t lo, hi;  // shared rows; lo == hi + 1 when there are none
+
+  template <class T>
+  FourColumns(const TriStorage<T>& A, index_t j) : lo(A.off_first(j)), hi(A.off_last(j)) {
+    for (index_t q = 1; q < 4; ++q) lo = std::max(lo, A.off_first(j + q)), hi = std::min(hi, A.off_last(j + q));
+    if (lo > hi) lo = hi + 1;
+  }
+  bool shared() const { return lo <= hi; }
+
+  // f(first, last) for each piece of column c's off-diagonal range outside [lo, hi].
+  template <class T, class F>
+  void rest(const TriStorage<T>& A, index_t c, F&& f) const {
+    const index_t clo = A.off_first(c), chi = A.off_last(c);
+    const index_t a_hi = std::min(lo - 1, chi), b_lo = std::max(hi + 1, clo);
+    if (clo <= a_hi) f(clo, a_hi);
+    if (b_lo <= chi) f(b_lo, chi);
   }
 };
 

@@ -57,7 +57,7 @@ void symmetric_update(const Handle& h, const TriStorage<T>& A, T alpha, const T*
       return;
     }
     // The off-diagonal segment, then the diagonal element on its own.
-    const index_t lo = A.upper ? A.first(j) : j + 1, hi = A.upper ? j - 1 : A.last(j);
+    const index_t lo = A.off_first(j), hi = A.off_last(j);
     if (lo <= hi) {
       axpy(hi - lo + 1, t1, xd + lo, A.at(lo, j));
       if (rank2) axpy(hi - lo + 1, t2, yd + lo, A.at(lo, j));

@@ -32,40 +32,33 @@ void symmetric_mv(const Handle& h, const TriStorage<const T>& A, T alpha, const 
   // Rows that columns [j0, j1) touch: their stored segments.
   auto rows = [&](index_t j0, index_t j1) { return std::pair{A.first(j0), A.last(j1 - 1) + 1}; };
   auto axpy_dot4 = Herm ? k.axpy_dotc4 : k.axpy_dotu4;
-  // Off-diagonal rows of column j: above the diagonal (upper) or below it (lower).
-  auto lo_of = [&](index_t j) { return A.upper ? A.first(j) : j + 1; };
-  auto hi_of = [&](index_t j) { return A.upper ? j - 1 : A.last(j); };
   auto finish = [&](index_t j, T t1, T t2, T* acc) {
     const T diag = Herm ? T(real_part(*A.at(j, j))) : *A.at(j, j);
     acc[j] += t1 * diag + alpha * t2;
   };
   auto columns = [&](index_t j0, index_t j1, T* acc) {
     index_t j = j0;
-    // Four columns per pass over the rows they all store (their ranges' intersection); the
-    // rest of each column's range (the small triangle among the four, band ends) one by one.
+    // Four columns per pass over the rows they all store, the rest of each one by one.
     for (; j + 4 <= j1; j += 4) {
-      index_t lo = lo_of(j), hi = hi_of(j);
-      for (int q = 1; q < 4; ++q) lo = std::max(lo, lo_of(j + q)), hi = std::min(hi, hi_of(j + q));
+      const FourColumns four(A, j);
       const T t1[4] = {alpha * xd[j], alpha * xd[j + 1], alpha * xd[j + 2], alpha * xd[j + 3]};
       T t2[4] = {};
-      if (lo <= hi) {
+      if (four.shared()) {
+        const index_t lo = four.lo;
         const T* cols[4] = {A.at(lo, j), A.at(lo, j + 1), A.at(lo, j + 2), A.at(lo, j + 3)};
-        axpy_dot4(hi - lo + 1, t1, cols, xd + lo, acc + lo, t2);
-      } else {
-        lo = hi + 1;  // empty intersection: every row is a leftover
+        axpy_dot4(four.hi - lo + 1, t1, cols, xd + lo, acc + lo, t2);
       }
       for (int q = 0; q < 4; ++q) {
-        const index_t c = j + q, clo = lo_of(c), chi = hi_of(c);
-        // Leftovers: [clo, lo - 1] and [hi + 1, chi], clipped to the column's own range.
-        const index_t a_hi = std::min(lo - 1, chi), b_lo = std::max(hi + 1, clo);
-        if (clo <= a_hi) t2[q] += axpy_dot(a_hi - clo + 1, t1[q], A.at(clo, c), xd + clo, acc + clo);
-        if (b_lo <= chi && b_lo > a_hi) t2[q] += axpy_dot(chi - b_lo + 1, t1[q], A.at(b_lo, c), xd + b_lo, acc + b_lo);
+        const index_t c = j + q;
+        four.rest(A, c, [&](index_t a, index_t b) {
+          t2[q] += axpy_dot(b - a + 1, t1[q], A.at(a, c), xd + a, acc + a);
+        });
         finish(c, t1[q], t2[q], acc);
       }
     }
     for (; j < j1; ++j) {
       const T t1 = alpha * xd[j];
-      const index_t lo = lo_of(j), hi = hi_of(j);
+      const index_t lo = A.off_first(j), hi = A.off_last(j);
       T t2{};
       if (lo <= hi) t2 = axpy_dot(hi - lo + 1, t1, A.at(lo, j), xd + lo, acc + lo);
       finish(j, t1, t2, acc);

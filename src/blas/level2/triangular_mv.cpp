@@ -23,9 +23,8 @@ struct TriCall {
   bool unit;
   const VecKernels<T>& k;
   T diag(index_t j) const { return conj_if(trans == Op::C, *A.at(j, j)); }
-  // Off-diagonal segment of column j: rows [lo, hi], possibly empty.
-  index_t lo(index_t j) const { return A.upper ? A.first(j) : j + 1; }
-  index_t hi(index_t j) const { return A.upper ? j - 1 : A.last(j); }
+  index_t lo(index_t j) const { return A.off_first(j); }
+  index_t hi(index_t j) const { return A.off_last(j); }
   T dot(index_t j, const T* x) const {
     const index_t l = lo(j), len = hi(j) - l + 1;
     if (len <= 0) return T(0);
@@ -63,19 +62,15 @@ void triangular_mv(const Handle& h, const TriCall<T>& c, T* x) {
           for (int q = 0; q < 4; ++q) column(j + q, acc);
           continue;
         }
-        index_t lo = c.lo(j), hi = c.hi(j);
-        for (int q = 1; q < 4; ++q) lo = std::max(lo, c.lo(j + q)), hi = std::min(hi, c.hi(j + q));
-        if (lo <= hi) {
+        const FourColumns four(c.A, j);
+        if (four.shared()) {
+          const index_t lo = four.lo;
           const T* cols[4] = {c.A.at(lo, j), c.A.at(lo, j + 1), c.A.at(lo, j + 2), c.A.at(lo, j + 3)};
-          c.k.axpy4(hi - lo + 1, xs, cols, acc + lo);
-        } else {
-          lo = hi + 1;
+          c.k.axpy4(four.hi - lo + 1, xs, cols, acc + lo);
         }
         for (int q = 0; q < 4; ++q) {
-          const index_t col = j + q, clo = c.lo(col), chi = c.hi(col);
-          const index_t a_hi = std::min(lo - 1, chi), b_lo = std::max(hi + 1, clo);
-          if (clo <= a_hi) c.k.axpy(a_hi - clo + 1, xs[q], c.A.at(clo, col), acc + clo);
-          if (b_lo <= chi) c.k.axpy(chi - b_lo + 1, xs[q], c.A.at(b_lo, col), acc + b_lo);
+          const index_t col = j + q;
+          four.rest(c.A, col, [&](index_t a, index_t b) { c.k.axpy(b - a + 1, xs[q], c.A.at(a, col), acc + a); });
           acc[col] += c.unit ? xs[q] : xs[q] * c.diag(col);
         }
       }

@@ -185,7 +185,7 @@ void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, 
   // inside the algorithm (beta == 0 never reads the output).
   const bool fused = epi && !staged && conv_algorithm(algo).fuses_epilogue(p);
   const bool blend_later = staged || (epi && !fused);
-  float a_alpha = alpha, a_beta = beta;
+  float a_beta = beta;
   const bool residual_is_y = epi && epi->z && epi->z == y && !staged;
   if (epi || staged) a_beta = residual_is_y ? epi->alpha2 : 0.f;
   ConvEpilogue tile_epi;
@@ -209,7 +209,7 @@ void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, 
   args.x = fx;
   args.w = p.ws[3] < 0 || p.ws[4] < 0 || p.ws[5] < 0 ? fw + flip_offset(p) : fw;
   args.y = fy;
-  args.alpha = a_alpha;
+  args.alpha = alpha;
   args.beta = a_beta;
   args.workspace = algo_ws;
   args.workspace_bytes = conv_algorithm(algo).workspace_size(p);
