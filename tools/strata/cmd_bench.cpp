@@ -2,7 +2,6 @@
 // verifies strata and every peer against a reference, then times them interleaved in one
 // process and prints GFLOPS, % of the measured peak and the ratio to the best peer.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -13,7 +12,6 @@
 #include <random>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "commands.hpp"
@@ -22,6 +20,7 @@
 #endif
 #include "bench_level2.hpp"
 #include "peers/gemm_peers.hpp"
+#include "peers/timing.hpp"
 #include "strata/blas/gemm_ex.hpp"
 #include "strata/blas/level3.hpp"
 #include "strata/blas/lt.hpp"
@@ -142,13 +141,10 @@ void time_and_report(const GemmProblem& p, const char* dt, int threads, int reps
     for (int r = 0; r < reps; ++r)
       for (auto& lib : libs) sample(lib);
   } else {
-    // With threads, libraries are timed one after another, not interleaved: OpenBLAS and
-    // OpenMP workers busy-wait for a while after each call and would take the second core
-    // from whichever library runs next. Each block starts after they have parked and after
-    // untimed calls that wake the library's own threads — back-to-back calls of one library,
-    // as an application makes them.
+    // With threads, one block per library (bench::let_peer_threads_park says why): back-to-
+    // back calls of one library, as an application makes them.
     for (auto& lib : libs) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      bench::let_peer_threads_park();
       for (int w = 0; w < 3; ++w)
         for (int64_t b = 0; b < p.batch; ++b) lib.call(b);
       for (int r = 0; r < reps; ++r) sample(lib);

@@ -2,7 +2,6 @@
 // strata (algorithm chosen by find, the cudnn.benchmark role, or forced) side by side with
 // oneDNN in the same process, interleaved, each verified against the other before timing.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -10,11 +9,11 @@
 #include <memory>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "bench_conv.hpp"
 #include "peers/conv_onednn.hpp"
+#include "peers/timing.hpp"
 #include "strata/core/memory.hpp"
 #include "strata/core/peak.hpp"
 #include "strata/core/status.hpp"
@@ -193,11 +192,9 @@ int run_conv_bench(const ConvBenchOptions& o) {
             }
           }
         } else {
-          // With threads, one block per library after the other's busy-waiting workers have
-          // parked (they would take the second core), starting with an untimed call that
-          // wakes the library's own threads (as in `strata bench gemm`).
+          // With threads, one block per library (bench::let_peer_threads_park says why).
           auto block = [&](const std::function<void()>& run, std::vector<double>& times) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            bench::let_peer_threads_park();
             run();
             for (int r = 0; r < o.reps; ++r) {
               Timer t;
