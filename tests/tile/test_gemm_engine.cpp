@@ -114,6 +114,8 @@ TEST(GemmEngine, LargerThanCacheBlocks) {
       check_gemm<double>(Op::N, Op::T, 263, 149, 529, 0.5, 2.0, threads, isa);
       check_gemm<float>(Op::N, Op::N, 16, 1301, 300, 1.0f, 0.0f, threads, isa);   // skinny M: B in place
       check_gemm<float>(Op::N, Op::N, 700, 5, 300, 1.0f, 1.0f, threads, isa);     // skinny N: A in place
+      check_gemm<double>(Op::N, Op::N, 77, 203, 611, 1.0, -1.0, threads, isa);    // one A block: B in place, 2+ k blocks
+      check_gemm<float>(Op::T, Op::N, 150, 97, 1000, 2.0f, 0.5f, threads, isa);   // the same with A transposed
     }
 }
 
