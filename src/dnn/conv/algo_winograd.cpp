@@ -91,11 +91,20 @@ void transform_filters(const ConvProblem& p, const Geometry& g, const WinogradKe
   });
 }
 
-// Input transform of channels [c_lo, c_hi) of group `grp` for the tiles [t0, t0 + count).
+// The origins of tiles [t0, t0 + count), found once per block instead of once per channel
+// (each costs two divisions).
+void tile_origins(const ConvProblem& p, const Geometry& g, int64_t t0, int64_t count, std::vector<TileOrigin>& out) {
+  out.resize(std::size_t(count));
+  for (int64_t t = 0; t < count; ++t) out[std::size_t(t)] = tile_origin(p, g, t0 + t);
+}
+
+// Input transform of channels [c_lo, c_hi) of group `grp` for the tiles of `origins`.
 void transform_inputs(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern, const float* x,
-                      int64_t grp, int64_t t0, int64_t count, int64_t c_lo, int64_t c_hi, float* V) {
+                      int64_t grp, const std::vector<TileOrigin>& origins, int64_t c_lo, int64_t c_hi, float* V) {
   const int A = g.alpha;
+  const int64_t count = int64_t(origins.size());
   const int64_t cols = (count + L - 1) / L * L;
+  const int64_t ldh = p.xs[3], ldw = p.xs[4];
   alignas(32) float dbuf[36 * L];
   for (int64_t c = c_lo; c < c_hi; ++c) {
     const float* xc = x + (grp * p.cg() + c) * p.xs[1];
@@ -106,16 +115,20 @@ void transform_inputs(const ConvProblem& p, const Geometry& g, const WinogradKer
           for (int e = 0; e < A * A; ++e) dbuf[e * L + l] = 0.f;
           continue;
         }
-        const TileOrigin o = tile_origin(p, g, t0 + t);
+        const TileOrigin& o = origins[std::size_t(t)];
         const float* base = xc + o.n * p.xs[0] + o.d * p.xs[2];
-        const bool interior = o.h0 >= 0 && o.w0 >= 0 && o.h0 + A <= p.in[1] && o.w0 + A <= p.in[2];
+        if (o.h0 >= 0 && o.w0 >= 0 && o.h0 + A <= p.in[1] && o.w0 + A <= p.in[2]) {
+          const float* patch = base + o.h0 * ldh + o.w0 * ldw;  // interior: no bounds checks
+          for (int i = 0; i < A; ++i)
+            for (int j = 0; j < A; ++j) dbuf[(i * A + j) * L + l] = patch[i * ldh + j * ldw];
+          continue;
+        }
         for (int i = 0; i < A; ++i) {
           const int64_t ih = o.h0 + i;
           for (int j = 0; j < A; ++j) {
             const int64_t iw = o.w0 + j;
-            dbuf[(i * A + j) * L + l] = interior || (ih >= 0 && ih < p.in[1] && iw >= 0 && iw < p.in[2])
-                                            ? base[ih * p.xs[3] + iw * p.xs[4]]
-                                            : 0.f;
+            dbuf[(i * A + j) * L + l] =
+                ih >= 0 && ih < p.in[1] && iw >= 0 && iw < p.in[2] ? base[ih * ldh + iw * ldw] : 0.f;
           }
         }
       }
@@ -126,9 +139,10 @@ void transform_inputs(const ConvProblem& p, const Geometry& g, const WinogradKer
 
 // Output transform of filters [k_lo, k_hi) of group `grp`, blended into y.
 void transform_outputs(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern, const float* M,
-                       int64_t grp, int64_t t0, int64_t count, int64_t k_lo, int64_t k_hi, float* y, float alpha,
-                       float beta) {
+                       int64_t grp, const std::vector<TileOrigin>& origins, int64_t k_lo, int64_t k_hi, float* y,
+                       float alpha, float beta) {
   const int m = g.m;
+  const int64_t count = int64_t(origins.size());
   alignas(32) float ybuf[16 * L];
   for (int64_t k = k_lo; k < k_hi; ++k) {
     float* yk = y + (grp * p.kg() + k) * p.ys[1];
@@ -136,11 +150,11 @@ void transform_outputs(const ConvProblem& p, const Geometry& g, const WinogradKe
       kern.output(M + k * g.pb + lane0, p.kg() * g.pb, ybuf);
       const int lanes = int(std::min<int64_t>(L, count - lane0));
       for (int l = 0; l < lanes; ++l) {
-        const TileOrigin o = tile_origin(p, g, t0 + lane0 + l);
-        float* base = yk + o.n * p.ys[0] + o.d * p.ys[2];
-        for (int i = 0; i < m && o.oh0 + i < p.out[1]; ++i)
-          for (int j = 0; j < m && o.ow0 + j < p.out[2]; ++j)
-            blend_store(base + (o.oh0 + i) * p.ys[3] + (o.ow0 + j) * p.ys[4], ybuf[(i * m + j) * L + l], alpha, beta);
+        const TileOrigin& o = origins[std::size_t(lane0 + l)];
+        float* base = yk + o.n * p.ys[0] + o.d * p.ys[2] + o.oh0 * p.ys[3] + o.ow0 * p.ys[4];
+        const int rows = int(std::min<int64_t>(m, p.out[1] - o.oh0)), cols = int(std::min<int64_t>(m, p.out[2] - o.ow0));
+        for (int i = 0; i < rows; ++i)
+          for (int j = 0; j < cols; ++j) blend_store(base + i * p.ys[3] + j * p.ys[4], ybuf[(i * m + j) * L + l], alpha, beta);
       }
     }
   }
@@ -173,12 +187,14 @@ void forward(const ConvProblem& p, const ConvArgs& a, int m) {
     parallel_for(g.blocks, p.threads, [&](int64_t lo, int64_t hi, int part) {
       float* V = buffers + std::size_t(part) * block_floats(p, g);
       float* M = V + std::size_t(g.xi * g.pb * p.cg());
+      std::vector<TileOrigin> origins;
       for (int64_t b = lo; b < hi; ++b) {
         const auto [t0, count] = block_range(b);
+        tile_origins(p, g, t0, count, origins);
         for (int64_t grp = 0; grp < p.groups; ++grp) {
-          transform_inputs(p, g, kern, a.x, grp, t0, count, 0, p.cg(), V);
+          transform_inputs(p, g, kern, a.x, grp, origins, 0, p.cg(), V);
           multiply(p, g, U, V, M, grp, count, 0, g.xi, 1);
-          transform_outputs(p, g, kern, M, grp, t0, count, 0, p.kg(), a.y, a.alpha, a.beta);
+          transform_outputs(p, g, kern, M, grp, origins, 0, p.kg(), a.y, a.alpha, a.beta);
         }
       }
     });
@@ -187,17 +203,19 @@ void forward(const ConvProblem& p, const ConvArgs& a, int m) {
   // Few blocks (small images, batch 1): threads share each block phase by phase.
   float* V = buffers;
   float* M = V + std::size_t(g.xi * g.pb * p.cg());
+  std::vector<TileOrigin> origins;
   for (int64_t b = 0; b < g.blocks; ++b) {
     const auto [t0, count] = block_range(b);
+    tile_origins(p, g, t0, count, origins);
     for (int64_t grp = 0; grp < p.groups; ++grp) {
       parallel_for(p.cg(), p.threads, [&](int64_t lo, int64_t hi, int) {
-        transform_inputs(p, g, kern, a.x, grp, t0, count, lo, hi, V);
+        transform_inputs(p, g, kern, a.x, grp, origins, lo, hi, V);
       });
       parallel_for(g.xi, p.threads, [&](int64_t lo, int64_t hi, int) {
         multiply(p, g, U, V, M, grp, count, int(lo), int(hi), 1);
       });
       parallel_for(p.kg(), p.threads, [&](int64_t lo, int64_t hi, int) {
-        transform_outputs(p, g, kern, M, grp, t0, count, lo, hi, a.y, a.alpha, a.beta);
+        transform_outputs(p, g, kern, M, grp, origins, lo, hi, a.y, a.alpha, a.beta);
       });
     }
   }
