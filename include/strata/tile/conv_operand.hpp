@@ -231,10 +231,21 @@ struct ImageOperand {
               for (int i = lo; i < hi; ++i) o[i] = T(r[i]);
               for (int i = hi; i < n; ++i) o[i] = T(0);
             } else {
-              for (int i = 0; i < n; ++i) {
-                const int64_t w = iw + i * geo.stride[2];
-                o[i] = uint64_t(w) < uint64_t(in_w) ? T(row[w * geo.xs[4]]) : T(0);
+              // Pixels [lo, hi) of the segment read inside the row, the rest is padding; the
+              // common stride 2 over a unit-stride row gets a loop with a constant stride.
+              const int64_t st = geo.stride[2];
+              const int lo = int(std::clamp<int64_t>(iw < 0 ? (-iw + st - 1) / st : 0, 0, n));
+              const int hi = int(std::clamp<int64_t>(in_w > iw ? (in_w - iw + st - 1) / st : 0, lo, n));
+              for (int i = 0; i < lo; ++i) o[i] = T(0);
+              const float* __restrict r = row + (iw + lo * st) * geo.xs[4];  // pixel lo
+              T* __restrict ol = o + lo;
+              if (st == 2 && geo.xs[4] == 1) {
+                for (int i = 0; i < hi - lo; ++i) ol[i] = T(r[2 * i]);
+              } else {
+                const int64_t step = st * geo.xs[4];
+                for (int i = 0; i < hi - lo; ++i) ol[i] = T(r[i * step]);
               }
+              for (int i = hi; i < n; ++i) o[i] = T(0);
             }
           }
         }
