@@ -44,6 +44,18 @@ inline Descs make_descs(const Spec& s, Layout layout, FilterLayout fl, DType t =
   return d;
 }
 
+// Expects f() to throw strata::Error with this status, naming argument `arg`.
+template <class F>
+void expect_error(F&& f, Status status, const std::string& arg) {
+  try {
+    f();
+    ADD_FAILURE() << "no error, expected argument " << arg;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), status) << e.what();
+    EXPECT_EQ(e.argument(), arg) << e.what();
+  }
+}
+
 // Uniform values in [-1, 1) (f32), reproducible per seed.
 inline std::vector<float> random_floats(int64_t count, uint32_t seed) {
   std::mt19937 rng(seed);

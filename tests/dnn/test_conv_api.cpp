@@ -17,17 +17,6 @@ namespace {
 
 const Spec kSpec{"api", 2, 8, 8, 1, {12, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
 
-template <class F>
-void expect_error(F&& f, Status status, const std::string& arg) {
-  try {
-    f();
-    ADD_FAILURE() << "no error, expected argument " << arg;
-  } catch (const Error& e) {
-    EXPECT_EQ(e.status(), status) << e.what();
-    EXPECT_EQ(e.argument(), arg) << e.what();
-  }
-}
-
 TEST(ConvApi, BadDescriptorsNameTheArgument) {
   expect_error([] { TensorDesc::nchw(DType::f32, 1, -3, 4, 4); }, Status::invalid_argument, "dims");
   expect_error([] { TensorDesc(DType::f32, {1, 2, 3, 3}, {18, 9, 3, 0}); }, Status::invalid_argument, "strides");

@@ -12,6 +12,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -154,6 +155,49 @@ void convolution_bias_activation_forward(const Handle& h, const void* alpha1, co
                                          const ConvDesc& conv, ConvAlgo algo, void* workspace,
                                          std::size_t workspace_bytes, const void* alpha2, const void* z,
                                          const TensorDesc& bias_desc, const void* bias, Activation act,
+                                         const TensorDesc& y_desc, void* y);
+
+// ---- prepared filters: the filter's transform paid once (inference) --------------------------
+
+// A filter prepared for repeated forward convolutions with one algorithm, the role of
+// oneDNN's weight reorder: Winograd's transformed filters, implicit GEMM's filter packed into
+// the microkernel's panels; the other algorithms keep a copy of the filter as given. It owns
+// its memory (the caller's w may be freed), never changes, and serves any batch and image size
+// (and padding, stride, dilation) with the channels, groups, filter, convolution mode, x/y
+// layouts and handle ISA it was prepared for; a call that differs is refused naming "w".
+// f32 only. Results are bitwise those of the unprepared call with the same algorithm.
+class PreparedFilter {
+ public:
+  struct Impl;
+  PreparedFilter() = default;
+  explicit PreparedFilter(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  bool empty() const noexcept { return !impl_; }
+  ConvAlgo algo() const;        // throws invalid_argument ("w") when empty
+  std::size_t bytes() const;    // memory held
+  bool transformed() const;     // holds the algorithm's own form (false: a copy of w)
+  const Impl& impl() const;     // for the library
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
+// Prepares w for `algo` on problems shaped like (x, w, conv, y). Throws not_supported naming
+// "algo" when the algorithm cannot compute the problem, or "w" for a non-f32 filter.
+PreparedFilter prepare_forward_filter(const Handle& h, const TensorDesc& x, const FilterDesc& w_desc, const void* w,
+                                      const ConvDesc& conv, const TensorDesc& y, ConvAlgo algo);
+// Workspace of the prepared call (less than the unprepared one when the filter transform
+// needed workspace, as Winograd's does).
+std::size_t forward_workspace_size(const Handle& h, const TensorDesc& x, const PreparedFilter& w,
+                                   const ConvDesc& conv, const TensorDesc& y);
+// y = alpha * conv(x, w) + beta * y with w's algorithm.
+void convolution_forward(const Handle& h, const void* alpha, const TensorDesc& x_desc, const void* x,
+                         const PreparedFilter& w, const ConvDesc& conv, void* workspace, std::size_t workspace_bytes,
+                         const void* beta, const TensorDesc& y_desc, void* y);
+// y = act(alpha1 * conv(x, w) + alpha2 * z + bias) with w's algorithm.
+void convolution_bias_activation_forward(const Handle& h, const void* alpha1, const TensorDesc& x_desc,
+                                         const void* x, const PreparedFilter& w, const ConvDesc& conv,
+                                         void* workspace, std::size_t workspace_bytes, const void* alpha2,
+                                         const void* z, const TensorDesc& bias_desc, const void* bias, Activation act,
                                          const TensorDesc& y_desc, void* y);
 
 // ---- the algorithm cache -------------------------------------------------------------------

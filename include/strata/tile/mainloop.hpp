@@ -33,6 +33,9 @@ struct Mainloop {
   static constexpr bool a_in_place_ok = AOp::has_view && std::is_same_v<typename AOp::value_type, T>;
   static constexpr bool b_in_place_ok = BOp::has_view && std::is_same_v<typename BOp::value_type, T>;
   static constexpr int MR = Kernel::mr, NR = Kernel::nr;
+  static constexpr bool a_prepacked = is_prepacked<AOp>, b_prepacked = is_prepacked<BOp>;
+  static_assert(!a_prepacked || prepacked_width<AOp>() == MR, "a prepacked A must be packed in panels of the kernel's MR rows");
+  static_assert(!b_prepacked || prepacked_width<BOp>() == NR, "a prepacked B must be packed in panels of the kernel's NR columns");
 
   // C[0:m, 0:n] = alpha * op(A) op(B) + beta * C. (row0, col0) locate this rectangle in the
   // whole C for the epilogue. Requires k > 0.
@@ -43,9 +46,10 @@ struct Mainloop {
     if constexpr (!b_in_place_ok) policy.pack_b = true;
     T* bp = nullptr;
     T* ap = nullptr;
-    if (policy.pack_b)
+    if (policy.pack_b && !b_prepacked)
       bp = static_cast<T*>(thread_pack_buffer(1).get(sizeof(T) * std::size_t(bs.kc * round_up(std::min(bs.nc, n), NR))));
-    ap = static_cast<T*>(thread_pack_buffer(0).get(sizeof(T) * std::size_t(bs.kc * round_up(std::min(bs.mc, m), MR))));
+    if (!a_prepacked)
+      ap = static_cast<T*>(thread_pack_buffer(0).get(sizeof(T) * std::size_t(bs.kc * round_up(std::min(bs.mc, m), MR))));
     alignas(64) T edge[MR * NR];
 
     for (int64_t jc = 0; jc < n; jc += bs.nc) {
@@ -54,15 +58,17 @@ struct Mainloop {
         const int64_t kc = std::min(bs.kc, k - pc);
         const T beta_step = pc == 0 ? beta : T(1);
         const bool last_step = pc + kc >= k;
-        if (policy.pack_b) b.template pack<NR>(jc, nc, pc, kc, bp);
+        if (policy.pack_b && !b_prepacked) b.template pack<NR>(jc, nc, pc, kc, bp);
         for (int64_t ic = 0; ic < m; ic += bs.mc) {
           const int64_t mc = std::min(bs.mc, m - ic);
           const bool direct_a = !policy.pack_a;
-          if (!direct_a) a.template pack<MR>(ic, mc, pc, kc, ap);
+          if (!direct_a && !a_prepacked) a.template pack<MR>(ic, mc, pc, kc, ap);
           for (int64_t jr = 0; jr < nc; jr += NR) {
             const int64_t nr = std::min<int64_t>(NR, nc - jr);
             // B operand: packed panel, or in place (full-width tiles), or a packed edge.
-            const T* bt = bp + jr * kc;
+            const T* bt;
+            if constexpr (b_prepacked) bt = b.panel(jc + jr, pc);
+            else bt = bp + jr * kc;
             int64_t b_ps = NR, b_js = 1;
             if (!policy.pack_b) {
               if (nr == NR) {
@@ -87,7 +93,9 @@ struct Mainloop {
               const int64_t mr = std::min<int64_t>(MR, mc - ir);
               T* ct = c + (ic + ir) + (jc + jr) * ldc;
               // A operand: packed panel, or in place (full-height tiles), or a packed edge.
-              const T* at = ap + ir * kc;
+              const T* at;
+              if constexpr (a_prepacked) at = a.panel(ic + ir, pc);
+              else at = ap + ir * kc;
               int64_t a_ps = MR;
               if (direct_a) {
                 if (mr == MR) {

@@ -28,6 +28,43 @@ struct ViewOperand {
   ViewOperand shifted(int64_t i0) const { return {v.block(i0, 0)}; }
 };
 
+// An operand packed ahead of time, once for many GEMMs (a convolution filter prepared for
+// repeated inference calls): rows in panels of W, panel r holding `depth` x W values
+// contiguously (row-fastest), the last panel zero-padded. The mainloop reads its panels in
+// place; W must be the kernel's MR (as A) or NR (as B), and blocks start on whole panels
+// (the scheduler's borders are whole micro-tiles).
+template <class T, int W>
+struct PrepackedOperand {
+  using value_type = T;
+  static constexpr bool has_view = false;
+  static constexpr int width = W;
+  const T* data = nullptr;
+  int64_t depth = 0;
+  int64_t first = 0;  // row of this operand's row 0 (a multiple of W)
+
+  // The micro-panel holding rows [i0, i0 + W), from depth p0 on; reads advance by W per step.
+  const T* panel(int64_t i0, int64_t p0) const { return data + (first + i0) / W * (depth * W) + p0 * W; }
+  // Also packable like any operand (a copy of the same values), e.g. for narrower edge kernels.
+  template <int W2, class T2>
+  void pack(int64_t i0, int64_t len, int64_t p0, int64_t kc, T2* dst) const {
+    static_assert(W2 == W, "a prepacked operand is read with the panel width it was packed for");
+    for (int64_t r = 0; r < len; r += W, dst += W * kc) {
+      const T* src = panel(i0 + r, p0);
+      for (int64_t q = 0; q < kc * W; ++q) dst[q] = T2(src[q]);
+    }
+  }
+  PrepackedOperand shifted(int64_t i0) const { return {data, depth, first + i0}; }
+};
+
+template <class Op>
+inline constexpr bool is_prepacked = requires { Op::width; };
+// The panel width of a prepacked operand (0 for any other operand).
+template <class Op>
+constexpr int prepacked_width() {
+  if constexpr (is_prepacked<Op>) return Op::width;
+  else return 0;
+}
+
 template <class S>
 ViewOperand<S> a_operand(MatrixView<S> a) { return {a}; }               // op(A)(i, p)
 template <class S>

@@ -176,10 +176,14 @@ void forward(const ConvProblem& p, const ConvArgs& a, int m) {
   const WinogradKernelSet& set = winograd_kernels(p.isa);
   const WinogradKernels& kern = m == 4 ? set.f4 : set.f2;
   WorkspaceCarver ws(a.workspace, a.workspace_bytes);
-  float* U = ws.take<float>(filter_floats(p, g));
+  const float* U = a.prepared_w;  // transformed once by prepare_filter, or now
+  if (!U) {
+    float* u = ws.take<float>(filter_floats(p, g));
+    transform_filters(p, g, kern, a.w, u);
+    U = u;
+  }
   const int sets = buffer_sets(p, g);
   float* buffers = ws.take<float>(block_floats(p, g) * std::size_t(sets));
-  transform_filters(p, g, kern, a.w, U);
 
   auto block_range = [&](int64_t b) { return std::pair<int64_t, int64_t>{b * g.pb, std::min(g.pb, g.tiles - b * g.pb)}; };
   if (g.blocks >= p.threads) {
@@ -240,8 +244,18 @@ class WinogradAlgorithm final : public ConvAlgorithm {
   std::size_t workspace_size(const ConvProblem& p) const override {
     const ConvProblem q = as_forward(p);
     const Geometry g = geometry(q, m_);
-    return WorkspaceCarver::round_up(filter_floats(q, g) * 4) +
-           WorkspaceCarver::round_up(block_floats(q, g) * 4 * std::size_t(buffer_sets(q, g)));
+    const std::size_t filter = p.filter_prepared ? 0 : WorkspaceCarver::round_up(filter_floats(q, g) * 4);
+    return filter + WorkspaceCarver::round_up(block_floats(q, g) * 4 * std::size_t(buffer_sets(q, g)));
+  }
+
+  // Prepared: the alpha^2 transformed filters U, computed once instead of per call (at batch 1
+  // on 14x14 and 7x7 images they cost as much as the products themselves).
+  std::size_t prepared_filter_floats(const ConvProblem& p) const override {
+    return p.op == ConvOp::forward ? filter_floats(p, geometry(p, m_)) : 0;
+  }
+  void prepare_filter(const ConvProblem& p, const float* w, float* out) const override {
+    const WinogradKernelSet& set = winograd_kernels(p.isa);
+    transform_filters(p, geometry(p, m_), m_ == 4 ? set.f4 : set.f2, w, out);
   }
 
   double estimated_cost(const ConvProblem& p) const override {

@@ -34,6 +34,13 @@ class ConvAlgorithm {
   // Whether execute() applies args.epilogue itself (fused into its output tiles); otherwise
   // the dispatcher runs the epilogue as a separate pass over y.
   virtual bool fuses_epilogue(const ConvProblem& p) const { (void)p; return false; }
+  // Filter preparation for repeated forward calls (dnn::prepare_forward_filter): the floats
+  // of this algorithm's prepared filter for `p` — 0 when it has none and reads w as given —
+  // and writing it from the f32 filter w (addressed as ConvArgs::w). The prepared form may
+  // depend only on the filter, the channel and group counts, the ISA and the x/y layouts, so
+  // one prepared filter serves every batch and image size.
+  virtual std::size_t prepared_filter_floats(const ConvProblem& p) const { (void)p; return 0; }
+  virtual void prepare_filter(const ConvProblem& p, const float* w, float* out) const { (void)p, (void)w, (void)out; }
   // A rough cost estimate in seconds-like units for the heuristic ranking (lower is better).
   virtual double estimated_cost(const ConvProblem& p) const = 0;
   // Computes the operation. Called only when supports(p).ok and args.workspace_bytes >=

@@ -14,11 +14,6 @@ namespace {
 constexpr std::string_view kAlgoNames[conv_algo_count] = {"direct",           "im2col_gemm",      "implicit_gemm",
                                                           "winograd_2x2_3x3", "winograd_4x4_3x3", "fft_tiled"};
 
-float scalar(const void* p, const char* name) {
-  check_arg(p != nullptr, name, std::string(name) + " is null (it points to a float)");
-  return *static_cast<const float*>(p);
-}
-
 void check_algo(ConvAlgo a) {
   check_arg(int(a) >= 0 && int(a) < conv_algo_count, "algo", "unknown ConvAlgo value " + std::to_string(int(a)));
 }
@@ -27,7 +22,7 @@ void check_algo(ConvAlgo a) {
 void run_explicit(const Handle& h, const ConvDescs& d, ConvAlgo algo, const void* x, const void* w, const void* y,
                   const void* alpha, const void* beta, void* ws, std::size_t ws_bytes) {
   check_algo(algo);
-  const float a = scalar(alpha, "alpha"), b = scalar(beta, "beta");
+  const float a = detail::scalar_arg(alpha, "alpha"), b = detail::scalar_arg(beta, "beta");
   const auto p = detail::make_problem(h, d);
   detail::run_convolution(h, p, d, algo, x, w, y, a, b, ws, ws_bytes, nullptr, "requested by the caller");
 }
@@ -164,11 +159,9 @@ void convolution_bias_activation_forward(const Handle& h, const void* alpha1, co
                                          const TensorDesc& bias_desc, const void* bias, Activation act,
                                          const TensorDesc& y_desc, void* y) {
   check_algo(algo);
-  const float a1 = scalar(alpha1, "alpha1");
-  const float a2 = z ? scalar(alpha2, "alpha2") : 0.f;
-  check_arg(act == Activation::identity || act == Activation::relu || act == Activation::relu6 ||
-                act == Activation::sigmoid || act == Activation::tanh,
-            "act", "unknown Activation value");
+  const float a1 = detail::scalar_arg(alpha1, "alpha1");
+  const float a2 = z ? detail::scalar_arg(alpha2, "alpha2") : 0.f;
+  detail::check_activation(act);
   const ConvDescs d{ConvOp::forward, x_desc, w_desc, conv, y_desc};
   const auto p = detail::make_problem(h, d);
   detail::Epilogue e;

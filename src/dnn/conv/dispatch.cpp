@@ -45,6 +45,10 @@ int64_t flip_offset(const ConvProblem& p) {
 
 }  // namespace
 
+const float* filter_origin(const ConvProblem& p, const float* w) {
+  return p.ws[3] < 0 || p.ws[4] < 0 || p.ws[5] < 0 ? w + flip_offset(p) : w;
+}
+
 ConvProblem make_problem(const Handle& h, const ConvDescs& d) {
   const int sr = d.conv.spatial_rank();
   check_arg(d.x.spatial_rank() == sr, d.x_name(),
@@ -114,6 +118,17 @@ std::size_t required_workspace(const ConvProblem& p, const ConvDescs& d, ConvAlg
   return WorkspaceCarver::round_up(a.workspace_size(p)) + staging_bytes(p, d);
 }
 
+float scalar_arg(const void* p, const char* name) {
+  check_arg(p != nullptr, name, std::string(name) + " is null (it points to a float)");
+  return *static_cast<const float*>(p);
+}
+
+void check_activation(Activation act) {
+  check_arg(act == Activation::identity || act == Activation::relu || act == Activation::relu6 ||
+                act == Activation::sigmoid || act == Activation::tanh,
+            "act", "unknown Activation value");
+}
+
 float apply_activation(Activation a, float v) {
   switch (a) {
     case Activation::identity: return v;
@@ -127,7 +142,7 @@ float apply_activation(Activation a, float v) {
 
 void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, ConvAlgo algo, const void* x,
                      const void* w, const void* y, float alpha, float beta, void* workspace,
-                     std::size_t workspace_bytes, const Epilogue* epi, const char* why) {
+                     std::size_t workspace_bytes, const Epilogue* epi, const char* why, const float* prepared) {
   (void)h;  // the problem already carries the handle's threads, ISA and determinism
   // ---- every check before the first write ----
   const std::size_t need = required_workspace(p, d, algo);
@@ -207,7 +222,8 @@ void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, 
   ConvArgs args;
   args.epilogue = fused ? &tile_epi : nullptr;
   args.x = fx;
-  args.w = p.ws[3] < 0 || p.ws[4] < 0 || p.ws[5] < 0 ? fw + flip_offset(p) : fw;
+  args.w = const_cast<float*>(filter_origin(p, fw));
+  args.prepared_w = prepared;
   args.y = fy;
   args.alpha = alpha;
   args.beta = a_beta;
@@ -265,7 +281,7 @@ void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, 
 
   if (verbose(1)) {
     std::string line = cat("conv ", p.str(), " t", p.threads, p.deterministic ? " det" : " fast", " algo=",
-                           conv_algo_name(algo), " (", why, ")");
+                           conv_algo_name(algo), " (", why, ")", prepared ? " filter=prepared" : "");
     if (epi) line += fused ? " epilogue=fused-in-tiles" : " epilogue=separate-pass";
     if (verbose(2)) line += cat(" time_ms=", timer.seconds() * 1e3, " gflops=", p.flops() / timer.seconds() * 1e-9);
     verbose_write("dnn", line);

@@ -44,10 +44,20 @@ struct Epilogue {
 };
 
 // Runs the operation: `x`, `w`, `y` in role order (the destination is the one op writes).
+// `prepared`: the algorithm's prepared filter (forward, f32), read instead of w.
 void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, ConvAlgo algo, const void* x,
                      const void* w, const void* y, float alpha, float beta, void* workspace,
-                     std::size_t workspace_bytes, const Epilogue* epilogue, const char* why);
+                     std::size_t workspace_bytes, const Epilogue* epilogue, const char* why,
+                     const float* prepared = nullptr);
+
+// Where an algorithm finds logical filter element 0 (ConvArgs::w): w itself, or further in
+// when ConvMode::convolution flipped the spatial strides.
+const float* filter_origin(const ConvProblem& p, const float* w);
 
 float apply_activation(Activation a, float v);
+
+// Argument checks shared by the public entry points (throw invalid_argument naming `name`).
+float scalar_arg(const void* p, const char* name);  // *p as a float
+void check_activation(Activation act);               // a known Activation ("act")
 
 }  // namespace strata::dnn::detail

@@ -3,8 +3,6 @@
 
 namespace strata::dnn::detail {
 
-void implicit_gemm_forward_avx512(const ConvProblem& p, const ConvArgs& a) {
-  run_implicit_gemm<tile::KernelF32>(p, a);
-}
+const ImplicitGemmIsa implicit_gemm_avx512 = implicit_gemm_isa<tile::KernelF32>();
 
 }  // namespace strata::dnn::detail

@@ -74,43 +74,92 @@ const tile::BlockSizes& implicit_gemm_blocks() {
   return bs;
 }
 
+// One group's geometry (x may be null when only the filter is read). Static: this header is
+// compiled once per ISA, and an inline copy built with wider vectors must not be the one kept.
+static inline tile::ConvGeometry group_geometry(const ConvProblem& p, const float* x, const float* w, int64_t g) {
+  tile::ConvGeometry geo;
+  geo.n = p.n, geo.c = p.cg();
+  geo.in = p.in, geo.filter = p.filter, geo.out = p.out;
+  geo.pad = p.pad, geo.stride = p.stride, geo.dilation = p.dilation;
+  geo.x = x ? x + g * p.cg() * p.xs[1] : nullptr;
+  geo.xs = p.xs;
+  geo.w = w + g * p.ws[0];
+  geo.ws = {p.ws[1], p.ws[2], p.ws[3], p.ws[4], p.ws[5]};
+  geo.channels_inner = p.xs[1] == 1;
+  return geo;
+}
+
+// The prepared filter (dnn::prepare_forward_filter): per group, the filter packed once as the
+// GEMM operand it is — panels of MR output channels when it is A (channels-last output),
+// of NR when it is B (pixels-first output) — over the whole reduction depth, in the image
+// operand's reduction order (which depends on x's layout, never on sizes or the batch).
+template <class Kernel>
+int64_t prepared_panel_width(const ConvProblem& p) {
+  return implicit_gemm_channels_last(p) ? Kernel::mr : Kernel::nr;
+}
+template <class Kernel>
+int64_t prepared_group_floats(const ConvProblem& p) {
+  const int64_t w = prepared_panel_width<Kernel>(p);
+  return (p.kg() + w - 1) / w * w * p.cg() * p.filter_spatial();
+}
+template <class Kernel>
+std::size_t prepared_filter_floats(const ConvProblem& p) {
+  return std::size_t(p.groups * prepared_group_floats<Kernel>(p));
+}
+template <class Kernel>
+void prepare_filter(const ConvProblem& p, const float* w, float* out) {
+  for (int64_t g = 0; g < p.groups; ++g) {
+    const tile::ConvGeometry geo = group_geometry(p, nullptr, w, g);
+    const tile::FilterOperand filter{&geo, 0};
+    float* dst = out + g * prepared_group_floats<Kernel>(p);
+    if (implicit_gemm_channels_last(p)) filter.template pack<Kernel::mr>(0, p.kg(), 0, geo.depth(), dst);
+    else filter.template pack<Kernel::nr>(0, p.kg(), 0, geo.depth(), dst);
+  }
+}
+
+// The filter operand of group g as the mainloop reads it: prepared panels when the call has
+// them, else gathered from w (or, for a 1x1 convolution, read as a matrix view).
+template <class Kernel, int W>
+tile::PrepackedOperand<float, W> prepared_operand(const ConvProblem& p, const ConvArgs& a, int64_t g) {
+  return {a.prepared_w + g * prepared_group_floats<Kernel>(p), p.cg() * p.filter_spatial(), 0};
+}
+
 template <class Kernel>
 void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
   float* x = a.x;
-  float* w = a.w;
   float* y = a.y;
   const float alpha = a.alpha, beta = a.beta;
+  const bool prepared = a.prepared_w != nullptr;
   const tile::BlockSizes& bs = implicit_gemm_blocks<Kernel>();
   const int64_t cg = p.cg(), kg = p.kg(), P = p.out_spatial();
+  // A 1x1, stride-1, unpadded convolution is a plain GEMM on the tensors as they lie: give
+  // the engine matrix views so it can use its in-place and fast packing paths.
+  const bool pointwise = p.filter_spatial() == 1 && p.unit_stride() && p.pad == std::array<int64_t, 3>{0, 0, 0};
   for (int64_t g = 0; g < p.groups; ++g) {
-    tile::ConvGeometry geo;
-    geo.n = p.n, geo.c = cg;
-    geo.in = p.in, geo.filter = p.filter, geo.out = p.out;
-    geo.pad = p.pad, geo.stride = p.stride, geo.dilation = p.dilation;
-    geo.x = x + g * cg * p.xs[1];
-    geo.xs = p.xs;
-    geo.w = w + g * p.ws[0];
-    geo.ws = {p.ws[1], p.ws[2], p.ws[3], p.ws[4], p.ws[5]};
-    geo.channels_inner = p.xs[1] == 1;
+    const tile::ConvGeometry geo = group_geometry(p, x, prepared ? nullptr : a.w, g);
     const tile::ImageOperand image{&geo, 0};
     const tile::FilterOperand filter{&geo, 0};
     const int64_t group_offset = g * kg * p.ys[1];
     float* yg = y + group_offset;
-    // A 1x1, stride-1, unpadded convolution is a plain GEMM on the tensors as they lie: give
-    // the engine matrix views so it can use its in-place and fast packing paths.
-    const bool pointwise = p.filter_spatial() == 1 && p.unit_stride() && p.pad == std::array<int64_t, 3>{0, 0, 0};
     const tile::MatrixView<float> filter_view{geo.w, geo.ws[0], geo.ws[1]};  // (kk, c)
     if (implicit_gemm_channels_last(p)) {
       // C = Y[k, pixel] for the whole batch: channels are rows.
       with_tile_epilogue(a.epilogue, true, group_offset, p.k, g * kg, [&](const auto& epi) {
+        const int64_t m = kg, n = p.n * P;
         if (pointwise && p.x_nhwc()) {
           tile::GemmArgs<float> args;
-          args.m = kg, args.n = p.n * P, args.k = cg, args.alpha = alpha, args.beta = beta, args.c = yg, args.ldc = p.k;
+          args.m = m, args.n = n, args.k = cg, args.alpha = alpha, args.beta = beta, args.c = yg, args.ldc = p.k;
           args.a = filter_view;
           args.b = {geo.x, 1, p.c};  // (c, pixel): channels contiguous, pixels every C
-          tile::gemm<Kernel>(args, p.threads, bs, epi);
+          if (!prepared) return tile::gemm<Kernel>(args, p.threads, bs, epi);
+          tile::gemm_operands<Kernel>(m, n, cg, alpha, prepared_operand<Kernel, Kernel::mr>(p, a, g),
+                                      tile::b_operand(args.b), beta, yg, p.k, p.threads, bs, epi,
+                                      tile::choose_pack_policy<Kernel>(args, bs));
+        } else if (prepared) {
+          tile::gemm_operands<Kernel>(m, n, geo.depth(), alpha, prepared_operand<Kernel, Kernel::mr>(p, a, g), image,
+                                      beta, yg, p.k, p.threads, bs, epi, tile::PackPolicy{});
         } else {
-          tile::gemm_operands<Kernel>(kg, p.n * P, geo.depth(), alpha, filter, image, beta, yg, p.k, p.threads, bs, epi,
+          tile::gemm_operands<Kernel>(m, n, geo.depth(), alpha, filter, image, beta, yg, p.k, p.threads, bs, epi,
                                       tile::PackPolicy{});
         }
       });
@@ -129,7 +178,14 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
           args.c = y + offset, args.ldc = ldc;
           args.a = {geo.x + img * p.xs[0], 1, p.xs[1]};  // (pixel, c)
           args.b = filter_view.transposed();             // (c, kk)
-          tile::gemm<Kernel>(args, p.threads, bs, epi);
+          if (!prepared) return tile::gemm<Kernel>(args, p.threads, bs, epi);
+          tile::gemm_operands<Kernel>(P, kg, cg, alpha, tile::a_operand(args.a),
+                                      prepared_operand<Kernel, Kernel::nr>(p, a, g), beta, y + offset, ldc, p.threads,
+                                      bs, epi, tile::choose_pack_policy<Kernel>(args, bs));
+        } else if (prepared) {
+          tile::gemm_operands<Kernel>(P, kg, geo.depth(), alpha, image.shifted(img * P),
+                                      prepared_operand<Kernel, Kernel::nr>(p, a, g), beta, y + offset, ldc, p.threads,
+                                      bs, epi, tile::PackPolicy{});
         } else {
           tile::gemm_operands<Kernel>(P, kg, geo.depth(), alpha, image.shifted(img * P), filter, beta, y + offset, ldc,
                                       p.threads, bs, epi, tile::PackPolicy{});
@@ -139,9 +195,19 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
   }
 }
 
+// What implicit_gemm_<isa>.cpp provides: the forward and the filter preparation for its kernel.
+struct ImplicitGemmIsa {
+  void (*forward)(const ConvProblem&, const ConvArgs&);
+  std::size_t (*prepared_floats)(const ConvProblem&);
+  void (*prepare)(const ConvProblem&, const float* w, float* out);
+};
+
+template <class Kernel>
+constexpr ImplicitGemmIsa implicit_gemm_isa() {
+  return {run_implicit_gemm<Kernel>, prepared_filter_floats<Kernel>, prepare_filter<Kernel>};
+}
+
 // One entry per ISA (implicit_gemm_<isa>.cpp).
-void implicit_gemm_forward_portable(const ConvProblem& p, const ConvArgs& a);
-void implicit_gemm_forward_avx2(const ConvProblem& p, const ConvArgs& a);
-void implicit_gemm_forward_avx512(const ConvProblem& p, const ConvArgs& a);
+extern const ImplicitGemmIsa implicit_gemm_portable, implicit_gemm_avx2, implicit_gemm_avx512;
 
 }  // namespace strata::dnn::detail

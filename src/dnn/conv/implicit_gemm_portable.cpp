@@ -3,8 +3,6 @@
 
 namespace strata::dnn::detail {
 
-void implicit_gemm_forward_portable(const ConvProblem& p, const ConvArgs& a) {
-  run_implicit_gemm<tile::KernelF32>(p, a);
-}
+const ImplicitGemmIsa implicit_gemm_portable = implicit_gemm_isa<tile::KernelF32>();
 
 }  // namespace strata::dnn::detail

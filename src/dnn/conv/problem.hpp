@@ -42,6 +42,7 @@ struct ConvProblem {
   int threads = 1;
   bool deterministic = true;
   Isa isa = Isa::generic;
+  bool filter_prepared = false;  // ConvArgs::prepared_w is set (no per-call filter transform)
 
   int64_t cg() const { return c / groups; }
   int64_t kg() const { return k / groups; }
@@ -82,6 +83,9 @@ struct ConvArgs {
   float* x = nullptr;
   float* w = nullptr;
   float* y = nullptr;
+  // The algorithm's prepared form of w (ConvAlgorithm::prepare_filter) when the caller passed a
+  // PreparedFilter; then w is not read.
+  const float* prepared_w = nullptr;
   float alpha = 1.f, beta = 0.f;
   void* workspace = nullptr;  // 64-byte aligned when workspace_size() > 0
   std::size_t workspace_bytes = 0;

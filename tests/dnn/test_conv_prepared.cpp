@@ -1,0 +1,174 @@
+// Prepared filters (prepare_forward_filter): the same bits as the unprepared call on every
+// algorithm, layout, ISA and thread count; one preparation serving other batch and image
+// sizes; and clear refusals of calls the filter was not prepared for.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "conv_test_util.hpp"
+#include "strata/core/isa.hpp"
+
+namespace strata::dnn::test {
+namespace {
+
+std::vector<Isa> isas() {
+  std::vector<Isa> out;
+  for (Isa i : {Isa::generic, Isa::avx2, Isa::avx512})
+    if (isa_supported(i)) out.push_back(i);
+  return out;
+}
+
+FilterLayout filter_layout(Layout l) { return l == Layout::nchw ? FilterLayout::kcrs : FilterLayout::krsc; }
+
+// y = alpha * conv + beta * y from a starting y of random values, unprepared or prepared.
+std::vector<float> forward(const Handle& h, const Descs& d, const std::vector<float>& x, const std::vector<float>& w,
+                           ConvAlgo algo, const PreparedFilter* prepared) {
+  const float alpha = 0.75f, beta = 0.5f;
+  std::vector<float> y = random_floats(d.y.span(), 9);
+  const std::size_t ws = prepared ? forward_workspace_size(h, d.x, *prepared, d.conv, d.y)
+                                  : forward_workspace_size(h, d.x, d.w, d.conv, d.y, algo);
+  auto buf = make_aligned<std::byte>(ws + 1);
+  if (prepared)
+    convolution_forward(h, &alpha, d.x, x.data(), *prepared, d.conv, buf.get(), ws, &beta, d.y, y.data());
+  else
+    convolution_forward(h, &alpha, d.x, x.data(), d.w, w.data(), d.conv, algo, buf.get(), ws, &beta, d.y, y.data());
+  return y;
+}
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+TEST(ConvPrepared, BitwiseEqualToTheUnpreparedCallOnEveryAlgorithm) {
+  const std::vector<Spec> specs = {
+      {"3x3", 2, 16, 24, 1, {13, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"1x1", 2, 24, 20, 1, {7, 9}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+      {"7x7s2_rgb", 1, 3, 16, 1, {23, 23}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
+      {"3x3_groups", 2, 12, 18, 3, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"3x3_flipped", 1, 8, 12, 1, {10, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, ConvMode::convolution},
+      {"5x5_dilated", 1, 8, 8, 1, {14, 14}, {5, 5}, {2, 2}, {1, 1}, {2, 2}},
+  };
+  int compared = 0, transformed = 0;
+  for (Isa isa : isas())
+    for (const Spec& s : specs)
+      for (Layout layout : {Layout::nchw, Layout::nhwc}) {
+        const Descs d = make_descs(s, layout, filter_layout(layout));
+        const auto x = random_floats(d.x.span(), 1), w = random_floats(d.w.element_count(), 2);
+        for (int threads : {1, 2}) {
+          Handle h;
+          h.set_isa(isa);
+          h.set_num_threads(threads);
+          for (const AlgoPerf& perf : get_forward_algorithms(h, d.x, d.w, d.conv, d.y)) {
+            if (!perf.supported) continue;
+            const auto want = forward(h, d, x, w, perf.algo, nullptr);
+            std::vector<float> w_copy = w;
+            const PreparedFilter pf = prepare_forward_filter(h, d.x, d.w, w_copy.data(), d.conv, d.y, perf.algo);
+            // The prepared filter owns what it needs: the caller's filter may change or go.
+            std::fill(w_copy.begin(), w_copy.end(), std::numeric_limits<float>::quiet_NaN());
+            EXPECT_EQ(pf.algo(), perf.algo);
+            EXPECT_GT(pf.bytes(), 0u);
+            transformed += pf.transformed();
+            EXPECT_TRUE(same_bits(forward(h, d, x, w, perf.algo, &pf), want))
+                << s.name << (layout == Layout::nchw ? " nchw " : " nhwc ") << isa_name(isa) << " t" << threads << " "
+                << conv_algo_name(perf.algo);
+            ++compared;
+          }
+        }
+      }
+  EXPECT_GT(compared, 60);
+  EXPECT_GT(transformed, 20);  // implicit GEMM and Winograd hold their own forms
+}
+
+TEST(ConvPrepared, OnePreparationServesOtherBatchAndImageSizes) {
+  Handle h;
+  const Spec small{"prep", 1, 16, 16, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  const Spec large{"run", 3, 16, 16, 1, {15, 11}, {3, 3}, {2, 0}, {1, 1}, {1, 1}};
+  for (Layout layout : {Layout::nchw, Layout::nhwc})
+    for (ConvAlgo algo : {ConvAlgo::implicit_gemm, ConvAlgo::winograd_4x4_3x3, ConvAlgo::winograd_2x2_3x3}) {
+      const Descs dp = make_descs(small, layout, filter_layout(layout));
+      const Descs dr = make_descs(large, layout, filter_layout(layout));
+      const auto w = random_floats(dp.w.element_count(), 2), x = random_floats(dr.x.span(), 1);
+      const PreparedFilter pf = prepare_forward_filter(h, dp.x, dp.w, w.data(), dp.conv, dp.y, algo);
+      EXPECT_TRUE(same_bits(forward(h, dr, x, w, algo, &pf), forward(h, dr, x, w, algo, nullptr)))
+          << conv_algo_name(algo);
+    }
+}
+
+TEST(ConvPrepared, FusedForwardWithAPreparedFilter) {
+  Handle h;
+  const Spec s{"fused", 2, 8, 16, 1, {12, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  for (Layout layout : {Layout::nchw, Layout::nhwc}) {
+    const Descs d = make_descs(s, layout, filter_layout(layout));
+    const auto x = random_floats(d.x.span(), 1), w = random_floats(d.w.element_count(), 2);
+    const auto z = random_floats(d.y.span(), 3), bias = random_floats(16, 4);
+    const auto bias_desc = TensorDesc::nchw(DType::f32, 1, 16, 1, 1);
+    const float alpha1 = 0.75f, alpha2 = 0.5f;
+    for (const AlgoPerf& perf : get_forward_algorithms(h, d.x, d.w, d.conv, d.y)) {
+      if (!perf.supported) continue;
+      const PreparedFilter pf = prepare_forward_filter(h, d.x, d.w, w.data(), d.conv, d.y, perf.algo);
+      const std::size_t ws = forward_workspace_size(h, d.x, d.w, d.conv, d.y, perf.algo);
+      auto buf = make_aligned<std::byte>(ws + 1);
+      std::vector<float> want(z.size()), got(z.size());
+      convolution_bias_activation_forward(h, &alpha1, d.x, x.data(), d.w, w.data(), d.conv, perf.algo, buf.get(), ws,
+                                          &alpha2, z.data(), bias_desc, bias.data(), Activation::relu, d.y,
+                                          want.data());
+      convolution_bias_activation_forward(h, &alpha1, d.x, x.data(), pf, d.conv, buf.get(), ws, &alpha2, z.data(),
+                                          bias_desc, bias.data(), Activation::relu, d.y, got.data());
+      EXPECT_TRUE(same_bits(got, want)) << conv_algo_name(perf.algo);
+    }
+  }
+}
+
+TEST(ConvPrepared, RefusesCallsItWasNotPreparedForAndWritesNothing) {
+  Handle h;
+  const Spec s{"refuse", 1, 8, 8, 1, {10, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  const Descs nchw = make_descs(s, Layout::nchw, FilterLayout::kcrs);
+  const Descs nhwc_x = [&] {
+    Descs d = nchw;
+    d.x = TensorDesc::packed(DType::f32, Layout::nhwc, nchw.x.dims());
+    return d;
+  }();
+  const auto x = random_floats(nchw.x.span(), 1), w = random_floats(nchw.w.element_count(), 2);
+  const PreparedFilter pf = prepare_forward_filter(h, nchw.x, nchw.w, w.data(), nchw.conv, nchw.y, ConvAlgo::implicit_gemm);
+  const float one = 1.f, zero = 0.f;
+  std::vector<float> y(std::size_t(nchw.y.span()), 3.f);
+  auto untouched = [&] { return std::all_of(y.begin(), y.end(), [](float f) { return f == 3.f; }); };
+  // x now channels-last: the packed filter's reduction order no longer matches.
+  expect_error([&] { convolution_forward(h, &one, nhwc_x.x, x.data(), pf, nchw.conv, nullptr, 0, &zero, nchw.y, y.data()); },
+               Status::invalid_argument, "w");
+  // Another ISA than the one the panels were packed for.
+  for (Isa other : isas())
+    if (other != h.isa()) {
+      Handle h2;
+      h2.set_isa(other);
+      expect_error([&] { convolution_forward(h2, &one, nchw.x, x.data(), pf, nchw.conv, nullptr, 0, &zero, nchw.y, y.data()); },
+                   Status::invalid_argument, "w");
+    }
+  expect_error([&] { convolution_forward(h, &one, nchw.x, x.data(), PreparedFilter{}, nchw.conv, nullptr, 0, &zero, nchw.y, y.data()); },
+               Status::invalid_argument, "w");
+  // Winograd's prepared call needs no filter workspace, but still its block buffers.
+  const PreparedFilter wino =
+      prepare_forward_filter(h, nchw.x, nchw.w, w.data(), nchw.conv, nchw.y, ConvAlgo::winograd_4x4_3x3);
+  const std::size_t ws = forward_workspace_size(h, nchw.x, wino, nchw.conv, nchw.y);
+  EXPECT_LT(ws, forward_workspace_size(h, nchw.x, nchw.w, nchw.conv, nchw.y, ConvAlgo::winograd_4x4_3x3));
+  auto buf = make_aligned<std::byte>(ws);
+  expect_error([&] { convolution_forward(h, &one, nchw.x, x.data(), wino, nchw.conv, buf.get(), ws - 1, &zero, nchw.y, y.data()); },
+               Status::insufficient_workspace, "workspace_bytes");
+  EXPECT_TRUE(untouched());
+  // What cannot be prepared.
+  const Descs bf = make_descs(s, Layout::nchw, FilterLayout::kcrs, DType::bf16);
+  std::vector<uint16_t> wb(std::size_t(bf.w.element_count()));
+  expect_error([&] { prepare_forward_filter(h, bf.x, bf.w, wb.data(), bf.conv, bf.y, ConvAlgo::implicit_gemm); },
+               Status::not_supported, "w");
+  const Spec strided{"s2", 1, 8, 8, 1, {10, 10}, {3, 3}, {1, 1}, {2, 2}, {1, 1}};
+  const Descs ds = make_descs(strided, Layout::nchw, FilterLayout::kcrs);
+  expect_error([&] { prepare_forward_filter(h, ds.x, ds.w, w.data(), ds.conv, ds.y, ConvAlgo::winograd_4x4_3x3); },
+               Status::not_supported, "algo");
+  expect_error([&] { prepare_forward_filter(h, nchw.x, nchw.w, nullptr, nchw.conv, nchw.y, ConvAlgo::direct); },
+               Status::invalid_argument, "w");
+}
+
+}  // namespace
+}  // namespace strata::dnn::test
