@@ -33,6 +33,7 @@ struct ConvBenchOptions {
   int reps = 5;
   std::string csv;
   std::string layout = "nchw";  // strata's tensors: nchw (x, y NCHW; w KCRS) or nhwc (NHWC; KRSC)
+  std::string filter = "prepared";  // prepared (once, untimed, like oneDNN's weight reorder) or per-call
 };
 
 struct Layer {
@@ -96,6 +97,32 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
+// The find of prepared calls: every usable algorithm with its filter prepared, timed (median
+// of 3 after a warm-up); the fastest wins. (find_forward_algorithms times per-call filters.)
+dnn::ConvAlgo find_prepared(const dnn::Handle& h, const dnn::TensorDesc& x_desc, const float* x,
+                            const dnn::FilterDesc& w_desc, const float* w, const dnn::ConvDesc& conv,
+                            const dnn::TensorDesc& y_desc, float* y) {
+  dnn::ConvAlgo best = dnn::ConvAlgo::direct;
+  double best_ms = 1e300;
+  const float one = 1.f, zero = 0.f;
+  for (const dnn::AlgoPerf& a : dnn::get_forward_algorithms(h, x_desc, w_desc, conv, y_desc)) {
+    if (!a.supported || !a.within_budget) continue;
+    const dnn::PreparedFilter pf = dnn::prepare_forward_filter(h, x_desc, w_desc, w, conv, y_desc, a.algo);
+    const std::size_t bytes = dnn::forward_workspace_size(h, x_desc, pf, conv, y_desc);
+    auto ws = make_aligned<std::byte>(bytes + 1);
+    std::vector<double> t;
+    for (int r = 0; r < 4; ++r) {
+      Timer timer;
+      dnn::convolution_forward(h, &one, x_desc, x, pf, conv, ws.get(), bytes, &zero, y_desc, y);
+      if (r) t.push_back(timer.seconds() * 1e3);
+      if (r == 0 && timer.seconds() > 0.5) break;  // far off the pace (direct on a large layer)
+    }
+    const double ms = t.empty() ? 1e300 : median(t);
+    if (ms < best_ms) best_ms = ms, best = a.algo;
+  }
+  return best;
+}
+
 int run_conv_bench(const ConvBenchOptions& o) {
   const auto layers = read_layers(o.file);
   std::string why;
@@ -109,6 +136,10 @@ int run_conv_bench(const ConvBenchOptions& o) {
   std::printf("# strata bench conv: f32 forward, %s for strata; oneDNN chooses its own format (%s)\n",
               nhwc ? "NHWC (filter KRSC)" : "NCHW (filter KCRS)", dnnl ? dnnl->library().c_str() : "none");
   std::printf("# peak f32 per core %.1f GFLOPS; ratio = oneDNN time / strata time (> 1: strata faster)\n", peak_core);
+  std::printf("# filters: %s\n", o.filter == "prepared"
+                                     ? "prepared once before timing for strata (prepare_forward_filter), reordered "
+                                       "once before timing for oneDNN"
+                                     : "transformed/packed inside every strata call; oneDNN's reorder still untimed");
   std::FILE* csv = o.csv.empty() ? nullptr : std::fopen(o.csv.c_str(), "w");
   if (csv) std::fprintf(csv, "layer,batch,threads,strata_algo,strata_ms,strata_gflops,onednn_ms,onednn_impl,ratio\n");
   int failures = 0;
@@ -147,16 +178,25 @@ int run_conv_bench(const ConvBenchOptions& o) {
         const std::vector<float> x = nhwc ? to_channels_last(x0, s.n, s.c, s.h, s.w) : x0;
         const std::vector<float> w = nhwc ? to_channels_last(w0, s.k, s.c, s.r, s.s) : w0;
 
+        const bool prepared = o.filter == "prepared";
         dnn::ConvAlgo algo;
-        if (o.select == "find") algo = dnn::find_forward_algorithms(h, x_desc, w_desc, conv, y_desc).front().algo;
+        if (o.select == "find")
+          algo = prepared ? find_prepared(h, x_desc, x.data(), w_desc, w.data(), conv, y_desc, y.data())
+                          : dnn::find_forward_algorithms(h, x_desc, w_desc, conv, y_desc).front().algo;
         else if (o.select == "heuristic") algo = dnn::get_forward_algorithms(h, x_desc, w_desc, conv, y_desc).front().algo;
         else algo = dnn::parse_conv_algo(o.select);
-        const std::size_t ws_bytes = dnn::forward_workspace_size(h, x_desc, w_desc, conv, y_desc, algo);
+        dnn::PreparedFilter pf;
+        if (prepared) pf = dnn::prepare_forward_filter(h, x_desc, w_desc, w.data(), conv, y_desc, algo);
+        const std::size_t ws_bytes = prepared ? dnn::forward_workspace_size(h, x_desc, pf, conv, y_desc)
+                                              : dnn::forward_workspace_size(h, x_desc, w_desc, conv, y_desc, algo);
         auto ws = make_aligned<std::byte>(ws_bytes + 1);
         const float one = 1.f, zero = 0.f;
         auto run_strata = [&] {
-          dnn::convolution_forward(h, &one, x_desc, x.data(), w_desc, w.data(), conv, algo, ws.get(), ws_bytes, &zero,
-                                   y_desc, y.data());
+          if (prepared)
+            dnn::convolution_forward(h, &one, x_desc, x.data(), pf, conv, ws.get(), ws_bytes, &zero, y_desc, y.data());
+          else
+            dnn::convolution_forward(h, &one, x_desc, x.data(), w_desc, w.data(), conv, algo, ws.get(), ws_bytes,
+                                     &zero, y_desc, y.data());
         };
         run_strata();
         bool have_dnnl = false;
@@ -244,6 +284,9 @@ void add_bench_conv_command(CLI::App& bench, int& exit_code) {
   conv->add_option("--csv", opt->csv, "Also write CSV here");
   conv->add_option("--layout", opt->layout, "strata's tensor layout: nchw (default) or nhwc")
       ->check(CLI::IsMember({"nchw", "nhwc"}));
+  conv->add_option("--filter", opt->filter,
+                   "prepared (default: once, untimed, as oneDNN reorders its weights) or per-call")
+      ->check(CLI::IsMember({"prepared", "per-call"}));
   conv->callback([opt, &exit_code] { exit_code = run_conv_bench(*opt); });
 }
 
