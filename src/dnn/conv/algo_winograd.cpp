@@ -18,7 +18,6 @@
 
 #include "algorithm.hpp"
 #include "common.hpp"
-#include "strata/blas/level3.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "winograd_kernels.hpp"
 
@@ -50,7 +49,12 @@ Geometry geometry(const ConvProblem& p, int m) {
 
 int buffer_sets(const ConvProblem& p, const Geometry& g) { return int(std::min<int64_t>(p.threads, g.blocks)); }
 
-std::size_t filter_floats(const ConvProblem& p, const Geometry& g) { return std::size_t(p.groups * g.xi * p.kg() * p.cg()); }
+// U: per group and xi, the filter transforms as the products' B operand, in panels of the
+// kernel's NR output channels (K rounded up to whole panels, zero-padded).
+int64_t padded_k(const ConvProblem& p, int nr) { return (p.kg() + nr - 1) / nr * nr; }
+std::size_t filter_floats(const ConvProblem& p, const Geometry& g, int nr) {
+  return std::size_t(p.groups * g.xi * padded_k(p, nr) * p.cg());
+}
 std::size_t block_floats(const ConvProblem& p, const Geometry& g) {
   return std::size_t(g.xi * g.pb * (p.cg() + p.kg()));  // V and M
 }
@@ -69,8 +73,10 @@ TileOrigin tile_origin(const ConvProblem& p, const Geometry& g, int64_t t) {
   return o;
 }
 
-void transform_filters(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern, const float* w, float* U) {
-  const int64_t Kg = p.kg(), Cg = p.cg();
+void transform_filters(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern, int nr, const float* w,
+                       float* U) {
+  const int64_t Kg = p.kg(), Cg = p.cg(), Kp = padded_k(p, nr);
+  if (Kp != Kg) std::fill(U, U + filter_floats(p, g, nr), 0.f);  // the padding channels of the last panel
   parallel_for(p.groups * Kg, p.threads, [&](int64_t lo, int64_t hi, int) {
     alignas(32) float gbuf[9 * L], ubuf[36 * L];
     for (int64_t gk = lo; gk < hi; ++gk) {
@@ -83,9 +89,10 @@ void transform_filters(const ConvProblem& p, const Geometry& g, const WinogradKe
             for (int l = 0; l < L; ++l)
               gbuf[(r * 3 + s) * L + l] = l < lanes ? wk[(c0 + l) * p.ws[2] + r * p.ws[4] + s * p.ws[5]] : 0.f;
         kern.filter(gbuf, ubuf);
-        float* u = U + (grp * g.xi) * Kg * Cg + k * Cg + c0;
+        // (xi, k, c) lives in panel k / nr of U[xi], at depth c, lane k % nr.
+        float* u = U + (grp * g.xi) * Kp * Cg + k / nr * nr * Cg + c0 * nr + k % nr;
         for (int xi = 0; xi < g.xi; ++xi)
-          for (int l = 0; l < lanes; ++l) u[int64_t(xi) * Kg * Cg + l] = ubuf[xi * L + l];
+          for (int l = 0; l < lanes; ++l) u[int64_t(xi) * Kp * Cg + l * nr] = ubuf[xi * L + l];
       }
     }
   });
@@ -160,15 +167,14 @@ void transform_outputs(const ConvProblem& p, const Geometry& g, const WinogradKe
   }
 }
 
-// The alpha^2 products M[xi] = U[xi] V[xi] for xi in [xi_lo, xi_hi).
-void multiply(const ConvProblem& p, const Geometry& g, const float* U, const float* V, float* M, int64_t grp,
-              int64_t count, int xi_lo, int xi_hi, int threads) {
-  const blas::Handle bh = blas_handle_for(p, threads);
-  const int64_t Kg = p.kg(), Cg = p.cg(), cols = (count + L - 1) / L * L;
+// The alpha^2 products M[xi] = U[xi] V[xi] for xi in [xi_lo, xi_hi), one thread each, on the
+// GEMM microkernel with U already in its panels.
+void multiply(const ConvProblem& p, const Geometry& g, const WinogradKernelSet& set, const float* U, const float* V,
+              float* M, int64_t grp, int64_t count, int xi_lo, int xi_hi) {
+  const int64_t Kg = p.kg(), Cg = p.cg(), Kp = padded_k(p, set.panel_width), cols = (count + L - 1) / L * L;
   for (int xi = xi_lo; xi < xi_hi; ++xi)
-    blas::gemm<float>(bh, blas::Order::row_major, blas::Op::N, blas::Op::N, Kg, cols, Cg, 1.f,
-                      U + (grp * g.xi + xi) * Kg * Cg, Cg, V + int64_t(xi) * Cg * g.pb, g.pb, 0.f,
-                      M + int64_t(xi) * Kg * g.pb, g.pb);
+    set.multiply(V + int64_t(xi) * Cg * g.pb, U + (grp * g.xi + xi) * Kp * Cg, M + int64_t(xi) * Kg * g.pb, cols, Kg, Cg,
+                 g.pb);
 }
 
 void forward(const ConvProblem& p, const ConvArgs& a, int m) {
@@ -178,8 +184,8 @@ void forward(const ConvProblem& p, const ConvArgs& a, int m) {
   WorkspaceCarver ws(a.workspace, a.workspace_bytes);
   const float* U = a.prepared_w;  // transformed once by prepare_filter, or now
   if (!U) {
-    float* u = ws.take<float>(filter_floats(p, g));
-    transform_filters(p, g, kern, a.w, u);
+    float* u = ws.take<float>(filter_floats(p, g, set.panel_width));
+    transform_filters(p, g, kern, set.panel_width, a.w, u);
     U = u;
   }
   const int sets = buffer_sets(p, g);
@@ -197,7 +203,7 @@ void forward(const ConvProblem& p, const ConvArgs& a, int m) {
         tile_origins(p, g, t0, count, origins);
         for (int64_t grp = 0; grp < p.groups; ++grp) {
           transform_inputs(p, g, kern, a.x, grp, origins, 0, p.cg(), V);
-          multiply(p, g, U, V, M, grp, count, 0, g.xi, 1);
+          multiply(p, g, set, U, V, M, grp, count, 0, g.xi);
           transform_outputs(p, g, kern, M, grp, origins, 0, p.kg(), a.y, a.alpha, a.beta);
         }
       }
@@ -216,7 +222,7 @@ void forward(const ConvProblem& p, const ConvArgs& a, int m) {
         transform_inputs(p, g, kern, a.x, grp, origins, lo, hi, V);
       });
       parallel_for(g.xi, p.threads, [&](int64_t lo, int64_t hi, int) {
-        multiply(p, g, U, V, M, grp, count, int(lo), int(hi), 1);
+        multiply(p, g, set, U, V, M, grp, count, int(lo), int(hi));
       });
       parallel_for(p.kg(), p.threads, [&](int64_t lo, int64_t hi, int) {
         transform_outputs(p, g, kern, M, grp, origins, lo, hi, a.y, a.alpha, a.beta);
@@ -244,18 +250,19 @@ class WinogradAlgorithm final : public ConvAlgorithm {
   std::size_t workspace_size(const ConvProblem& p) const override {
     const ConvProblem q = as_forward(p);
     const Geometry g = geometry(q, m_);
-    const std::size_t filter = p.filter_prepared ? 0 : WorkspaceCarver::round_up(filter_floats(q, g) * 4);
+    const int nr = winograd_kernels(q.isa).panel_width;
+    const std::size_t filter = p.filter_prepared ? 0 : WorkspaceCarver::round_up(filter_floats(q, g, nr) * 4);
     return filter + WorkspaceCarver::round_up(block_floats(q, g) * 4 * std::size_t(buffer_sets(q, g)));
   }
 
   // Prepared: the alpha^2 transformed filters U, computed once instead of per call (at batch 1
   // on 14x14 and 7x7 images they cost as much as the products themselves).
   std::size_t prepared_filter_floats(const ConvProblem& p) const override {
-    return p.op == ConvOp::forward ? filter_floats(p, geometry(p, m_)) : 0;
+    return p.op == ConvOp::forward ? filter_floats(p, geometry(p, m_), winograd_kernels(p.isa).panel_width) : 0;
   }
   void prepare_filter(const ConvProblem& p, const float* w, float* out) const override {
     const WinogradKernelSet& set = winograd_kernels(p.isa);
-    transform_filters(p, geometry(p, m_), m_ == 4 ? set.f4 : set.f2, w, out);
+    transform_filters(p, geometry(p, m_), m_ == 4 ? set.f4 : set.f2, set.panel_width, w, out);
   }
 
   double estimated_cost(const ConvProblem& p) const override {

@@ -29,6 +29,12 @@ struct WinogradKernels {
 struct WinogradKernelSet {
   WinogradKernels f2;  // F(2x2, 3x3), alpha = 4
   WinogradKernels f4;  // F(4x4, 3x3), alpha = 6
+  // The alpha^2 products on this ISA's GEMM microkernel. U[xi] is stored as that kernel's
+  // packed B operand (tile::PrepackedOperand): panels of `panel_width` output channels, each
+  // C x panel_width values, so no product packs the filter again.
+  //   m (cols x k, column-major, ld) = v (cols x c, column-major, ld) * u (c x k, panels)
+  int panel_width;
+  void (*multiply)(const float* v, const float* u, float* m, int64_t cols, int64_t k, int64_t c, int64_t ld);
 };
 
 extern const WinogradKernelSet winograd_kernels_generic;

@@ -3,6 +3,9 @@
 #pragma once
 #include <cstring>
 
+#include "strata/core/cpu.hpp"
+#include "strata/tile/gemm.hpp"
+#include "strata/tile/kernel_configs.hpp"
 #include "winograd_kernels.hpp"
 
 namespace strata::dnn::detail {
@@ -126,8 +129,24 @@ void output_2d(const float* mp, int64_t m_stride, float* y) {
   }
 }
 
+// ---- the products -------------------------------------------------------------------------
+
+using Kernel = tile::KernelF32;
+
+void multiply(const float* v, const float* u, float* m, int64_t cols, int64_t k, int64_t c, int64_t ld) {
+  const CpuFeatures& f = cpu_features();
+  static const tile::BlockSizes bs =
+      tile::derive_block_sizes(Kernel::mr, Kernel::nr, sizeof(float), f.l1d_bytes, f.l2_bytes, f.l3_bytes);
+  const tile::ViewOperand<float> vt{tile::MatrixView<float>{v, 1, ld}};  // (tile, c)
+  const tile::PrepackedOperand<float, Kernel::nr> ut{u, c, 0};           // (c, k) in NR panels
+  tile::gemm_operands<Kernel>(cols, k, c, 1.f, vt, ut, 0.f, m, ld, 1, bs, tile::NoEpilogue{}, tile::PackPolicy{});
+}
+
 WinogradKernelSet make_winograd_kernels() {
-  return {{input_2d<F2>, filter_2d<F2>, output_2d<F2>}, {input_2d<F4>, filter_2d<F4>, output_2d<F4>}};
+  return {{input_2d<F2>, filter_2d<F2>, output_2d<F2>},
+          {input_2d<F4>, filter_2d<F4>, output_2d<F4>},
+          Kernel::nr,
+          multiply};
 }
 
 }  // namespace
