@@ -14,6 +14,7 @@
 // within 4*k*eps*|x|*|w| (F2) and 16*k*eps*|x|*|w| (F4), k = C*9, where |x|*|w| is the
 // convolution of the absolute values; tests/dnn enforce these bounds (docs/dnn.md).
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "algorithm.hpp"
@@ -49,8 +50,17 @@ Geometry geometry(const ConvProblem& p, int m) {
 
 int buffer_sets(const ConvProblem& p, const Geometry& g) { return int(std::min<int64_t>(p.threads, g.blocks)); }
 
-// U: per group and xi, the filter transforms as the products' B operand, in panels of the
-// kernel's NR output channels (K rounded up to whole panels, zero-padded).
+// Channels-last problems (x and y with contiguous channels) keep channels innermost in every
+// buffer, so transforms load and store 8 consecutive channels at once; the others put 8
+// tiles in the lanes (tiles are contiguous in NCHW rows).
+bool channels_last(const ConvProblem& p) { return p.xs[1] == 1 && p.ys[1] == 1; }
+int panel_width(const ConvProblem& p, const WinogradKernelSet& set) {
+  return channels_last(p) ? set.panel_width_a : set.panel_width;
+}
+
+// U: per group and xi, the filter transforms as the products' packed filter operand, in panels
+// of the kernel's NR (or, channels-last, MR) output channels; K rounded up to whole panels,
+// zero-padded.
 int64_t padded_k(const ConvProblem& p, int nr) { return (p.kg() + nr - 1) / nr * nr; }
 std::size_t filter_floats(const ConvProblem& p, const Geometry& g, int nr) {
   return std::size_t(p.groups * g.xi * padded_k(p, nr) * p.cg());
@@ -167,14 +177,90 @@ void transform_outputs(const ConvProblem& p, const Geometry& g, const WinogradKe
   }
 }
 
+// Channels-last input transform of channels [c_lo, c_hi): V[xi] holds tile t's channels
+// contiguously (V + xi * pb * C + t * C + c), lanes are 8 consecutive channels.
+void transform_inputs_cl(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern, const float* x,
+                         int64_t grp, const std::vector<TileOrigin>& origins, int64_t c_lo, int64_t c_hi, float* V) {
+  const int A = g.alpha;
+  const int64_t Cg = p.cg(), ldh = p.xs[3], ldw = p.xs[4], v_stride = g.pb * Cg;
+  alignas(32) float dbuf[36 * L], vbuf[36 * L];
+  const float* xg = x + grp * Cg * p.xs[1];
+  for (std::size_t t = 0; t < origins.size(); ++t) {
+    const TileOrigin& o = origins[t];
+    const float* base = xg + o.n * p.xs[0] + o.d * p.xs[2];
+    for (int64_t c0 = c_lo; c0 < c_hi; c0 += L) {
+      const int lanes = int(std::min<int64_t>(L, c_hi - c0));
+      for (int i = 0; i < A; ++i) {
+        const int64_t ih = o.h0 + i;
+        for (int j = 0; j < A; ++j) {
+          const int64_t iw = o.w0 + j;
+          float* d = dbuf + (i * A + j) * L;
+          if (ih >= 0 && ih < p.in[1] && iw >= 0 && iw < p.in[2]) {
+            const float* src = base + ih * ldh + iw * ldw + c0;
+            if (lanes == L) std::memcpy(d, src, sizeof(float) * L);
+            else for (int l = 0; l < L; ++l) d[l] = l < lanes ? src[l] : 0.f;
+          } else {
+            std::memset(d, 0, sizeof(float) * L);
+          }
+        }
+      }
+      float* v = V + int64_t(t) * Cg + c0;
+      if (lanes == L) {
+        kern.input(dbuf, v, v_stride);
+      } else {  // a partial lane group must not spill into the next tile's channels
+        kern.input(dbuf, vbuf, L);
+        for (int e = 0; e < A * A; ++e) std::memcpy(v + e * v_stride, vbuf + e * L, sizeof(float) * std::size_t(lanes));
+      }
+    }
+  }
+}
+
+// Channels-last output transform of filters [k_lo, k_hi): M[xi] holds tile t's output
+// channels contiguously (M + xi * pb * K + t * K + k); lanes are 8 consecutive channels.
+void transform_outputs_cl(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern, const float* M,
+                          int64_t grp, const std::vector<TileOrigin>& origins, int64_t k_lo, int64_t k_hi, float* y,
+                          float alpha, float beta) {
+  const int m = g.m, A = g.alpha;
+  const int64_t Kg = p.kg(), m_stride = g.pb * Kg;
+  alignas(32) float mbuf[36 * L], ybuf[16 * L];
+  float* yg = y + grp * Kg * p.ys[1];
+  for (std::size_t t = 0; t < origins.size(); ++t) {
+    const TileOrigin& o = origins[t];
+    float* base = yg + o.n * p.ys[0] + o.d * p.ys[2] + o.oh0 * p.ys[3] + o.ow0 * p.ys[4];
+    const int rows = int(std::min<int64_t>(m, p.out[1] - o.oh0)), cols = int(std::min<int64_t>(m, p.out[2] - o.ow0));
+    for (int64_t k0 = k_lo; k0 < k_hi; k0 += L) {
+      const int lanes = int(std::min<int64_t>(L, k_hi - k0));
+      const float* mt = M + int64_t(t) * Kg + k0;
+      if (lanes == L) {
+        kern.output(mt, m_stride, ybuf);
+      } else {  // do not read past this tile's channels (the last tile ends the buffer)
+        for (int e = 0; e < A * A; ++e)
+          for (int l = 0; l < L; ++l) mbuf[e * L + l] = l < lanes ? mt[e * m_stride + l] : 0.f;
+        kern.output(mbuf, L, ybuf);
+      }
+      for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < cols; ++j) {
+          float* dst = base + i * p.ys[3] + j * p.ys[4] + k0;
+          const float* src = ybuf + (i * m + j) * L;
+          for (int l = 0; l < lanes; ++l) blend_store(dst + l, src[l], alpha, beta);
+        }
+    }
+  }
+}
+
 // The alpha^2 products M[xi] = U[xi] V[xi] for xi in [xi_lo, xi_hi), one thread each, on the
 // GEMM microkernel with U already in its panels.
 void multiply(const ConvProblem& p, const Geometry& g, const WinogradKernelSet& set, const float* U, const float* V,
               float* M, int64_t grp, int64_t count, int xi_lo, int xi_hi) {
-  const int64_t Kg = p.kg(), Cg = p.cg(), Kp = padded_k(p, set.panel_width), cols = (count + L - 1) / L * L;
-  for (int xi = xi_lo; xi < xi_hi; ++xi)
-    set.multiply(V + int64_t(xi) * Cg * g.pb, U + (grp * g.xi + xi) * Kp * Cg, M + int64_t(xi) * Kg * g.pb, cols, Kg, Cg,
-                 g.pb);
+  const bool cl = channels_last(p);
+  const int64_t Kg = p.kg(), Cg = p.cg(), Kp = padded_k(p, panel_width(p, set)), cols = (count + L - 1) / L * L;
+  for (int xi = xi_lo; xi < xi_hi; ++xi) {
+    const float* v = V + int64_t(xi) * Cg * g.pb;
+    const float* u = U + (grp * g.xi + xi) * Kp * Cg;
+    float* mx = M + int64_t(xi) * Kg * g.pb;
+    if (cl) set.multiply_channels_last(v, u, mx, count, Kg, Cg);
+    else set.multiply(v, u, mx, cols, Kg, Cg, g.pb);
+  }
 }
 
 void forward(const ConvProblem& p, const ConvArgs& a, int m) {
@@ -184,10 +270,19 @@ void forward(const ConvProblem& p, const ConvArgs& a, int m) {
   WorkspaceCarver ws(a.workspace, a.workspace_bytes);
   const float* U = a.prepared_w;  // transformed once by prepare_filter, or now
   if (!U) {
-    float* u = ws.take<float>(filter_floats(p, g, set.panel_width));
-    transform_filters(p, g, kern, set.panel_width, a.w, u);
+    float* u = ws.take<float>(filter_floats(p, g, panel_width(p, set)));
+    transform_filters(p, g, kern, panel_width(p, set), a.w, u);
     U = u;
   }
+  const bool cl = channels_last(p);
+  auto inputs = [&](int64_t grp, const std::vector<TileOrigin>& o, int64_t lo, int64_t hi, float* V) {
+    if (cl) transform_inputs_cl(p, g, kern, a.x, grp, o, lo, hi, V);
+    else transform_inputs(p, g, kern, a.x, grp, o, lo, hi, V);
+  };
+  auto outputs = [&](int64_t grp, const std::vector<TileOrigin>& o, int64_t lo, int64_t hi, const float* M) {
+    if (cl) transform_outputs_cl(p, g, kern, M, grp, o, lo, hi, a.y, a.alpha, a.beta);
+    else transform_outputs(p, g, kern, M, grp, o, lo, hi, a.y, a.alpha, a.beta);
+  };
   const int sets = buffer_sets(p, g);
   float* buffers = ws.take<float>(block_floats(p, g) * std::size_t(sets));
 
@@ -202,9 +297,9 @@ void forward(const ConvProblem& p, const ConvArgs& a, int m) {
         const auto [t0, count] = block_range(b);
         tile_origins(p, g, t0, count, origins);
         for (int64_t grp = 0; grp < p.groups; ++grp) {
-          transform_inputs(p, g, kern, a.x, grp, origins, 0, p.cg(), V);
+          inputs(grp, origins, 0, p.cg(), V);
           multiply(p, g, set, U, V, M, grp, count, 0, g.xi);
-          transform_outputs(p, g, kern, M, grp, origins, 0, p.kg(), a.y, a.alpha, a.beta);
+          outputs(grp, origins, 0, p.kg(), M);
         }
       }
     });
@@ -219,13 +314,13 @@ void forward(const ConvProblem& p, const ConvArgs& a, int m) {
     tile_origins(p, g, t0, count, origins);
     for (int64_t grp = 0; grp < p.groups; ++grp) {
       parallel_for(p.cg(), p.threads, [&](int64_t lo, int64_t hi, int) {
-        transform_inputs(p, g, kern, a.x, grp, origins, lo, hi, V);
+        inputs(grp, origins, lo, hi, V);
       });
       parallel_for(g.xi, p.threads, [&](int64_t lo, int64_t hi, int) {
         multiply(p, g, set, U, V, M, grp, count, int(lo), int(hi));
       });
       parallel_for(p.kg(), p.threads, [&](int64_t lo, int64_t hi, int) {
-        transform_outputs(p, g, kern, M, grp, origins, lo, hi, a.y, a.alpha, a.beta);
+        outputs(grp, origins, lo, hi, M);
       });
     }
   }
@@ -250,19 +345,19 @@ class WinogradAlgorithm final : public ConvAlgorithm {
   std::size_t workspace_size(const ConvProblem& p) const override {
     const ConvProblem q = as_forward(p);
     const Geometry g = geometry(q, m_);
-    const int nr = winograd_kernels(q.isa).panel_width;
-    const std::size_t filter = p.filter_prepared ? 0 : WorkspaceCarver::round_up(filter_floats(q, g, nr) * 4);
+    const int width = panel_width(q, winograd_kernels(q.isa));
+    const std::size_t filter = p.filter_prepared ? 0 : WorkspaceCarver::round_up(filter_floats(q, g, width) * 4);
     return filter + WorkspaceCarver::round_up(block_floats(q, g) * 4 * std::size_t(buffer_sets(q, g)));
   }
 
   // Prepared: the alpha^2 transformed filters U, computed once instead of per call (at batch 1
   // on 14x14 and 7x7 images they cost as much as the products themselves).
   std::size_t prepared_filter_floats(const ConvProblem& p) const override {
-    return p.op == ConvOp::forward ? filter_floats(p, geometry(p, m_), winograd_kernels(p.isa).panel_width) : 0;
+    return p.op == ConvOp::forward ? filter_floats(p, geometry(p, m_), panel_width(p, winograd_kernels(p.isa))) : 0;
   }
   void prepare_filter(const ConvProblem& p, const float* w, float* out) const override {
     const WinogradKernelSet& set = winograd_kernels(p.isa);
-    transform_filters(p, geometry(p, m_), m_ == 4 ? set.f4 : set.f2, set.panel_width, w, out);
+    transform_filters(p, geometry(p, m_), m_ == 4 ? set.f4 : set.f2, panel_width(p, set), w, out);
   }
 
   double estimated_cost(const ConvProblem& p) const override {

@@ -28,7 +28,8 @@ std::string first_mismatch(const ConvProblem& was, const ConvProblem& now) {
   if (was.groups != now.groups) return "groups";
   if (was.filter != now.filter || was.ws != now.ws) return "filter shape, layout or convolution mode";
   if ((was.xs[1] == 1) != (now.xs[1] == 1)) return "x layout (channels contiguous or not)";
-  if (was.y_nhwc() != now.y_nhwc()) return "y layout (channels contiguous or not)";
+  if (was.y_nhwc() != now.y_nhwc() || (was.ys[1] == 1) != (now.ys[1] == 1))
+    return "y layout (channels contiguous or not)";
   if (was.isa != now.isa) return "handle ISA";
   return {};
 }

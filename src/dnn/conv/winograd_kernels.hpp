@@ -35,6 +35,11 @@ struct WinogradKernelSet {
   //   m (cols x k, column-major, ld) = v (cols x c, column-major, ld) * u (c x k, panels)
   int panel_width;
   void (*multiply)(const float* v, const float* u, float* m, int64_t cols, int64_t k, int64_t c, int64_t ld);
+  // Channels-last: U[xi] as the kernel's packed A operand (panels of `panel_width_a` output
+  // channels), V[xi] and M[xi] with channels contiguous per tile:
+  //   m (k x tiles, column-major, ld k) = u (k x c, panels) * v (c x tiles, column-major, ld c)
+  int panel_width_a;
+  void (*multiply_channels_last)(const float* v, const float* u, float* m, int64_t tiles, int64_t k, int64_t c);
 };
 
 extern const WinogradKernelSet winograd_kernels_generic;

@@ -133,20 +133,34 @@ void output_2d(const float* mp, int64_t m_stride, float* y) {
 
 using Kernel = tile::KernelF32;
 
-void multiply(const float* v, const float* u, float* m, int64_t cols, int64_t k, int64_t c, int64_t ld) {
+const tile::BlockSizes& blocks() {
   const CpuFeatures& f = cpu_features();
   static const tile::BlockSizes bs =
       tile::derive_block_sizes(Kernel::mr, Kernel::nr, sizeof(float), f.l1d_bytes, f.l2_bytes, f.l3_bytes);
+  return bs;
+}
+
+void multiply(const float* v, const float* u, float* m, int64_t cols, int64_t k, int64_t c, int64_t ld) {
   const tile::ViewOperand<float> vt{tile::MatrixView<float>{v, 1, ld}};  // (tile, c)
   const tile::PrepackedOperand<float, Kernel::nr> ut{u, c, 0};           // (c, k) in NR panels
-  tile::gemm_operands<Kernel>(cols, k, c, 1.f, vt, ut, 0.f, m, ld, 1, bs, tile::NoEpilogue{}, tile::PackPolicy{});
+  tile::gemm_operands<Kernel>(cols, k, c, 1.f, vt, ut, 0.f, m, ld, 1, blocks(), tile::NoEpilogue{}, tile::PackPolicy{});
+}
+
+void multiply_channels_last(const float* v, const float* u, float* m, int64_t tiles, int64_t k, int64_t c) {
+  tile::GemmArgs<float> shape;  // what the operand policy looks at: B = v, column-major
+  shape.m = k, shape.n = tiles, shape.k = c, shape.b = {v, 1, c};
+  const tile::PrepackedOperand<float, Kernel::mr> ut{u, c, 0};  // (k, c) in MR panels
+  tile::gemm_operands<Kernel>(k, tiles, c, 1.f, ut, tile::b_operand(shape.b), 0.f, m, k, 1, blocks(),
+                              tile::NoEpilogue{}, tile::choose_pack_policy<Kernel>(shape, blocks()));
 }
 
 WinogradKernelSet make_winograd_kernels() {
   return {{input_2d<F2>, filter_2d<F2>, output_2d<F2>},
           {input_2d<F4>, filter_2d<F4>, output_2d<F4>},
           Kernel::nr,
-          multiply};
+          multiply,
+          Kernel::mr,
+          multiply_channels_last};
 }
 
 }  // namespace
