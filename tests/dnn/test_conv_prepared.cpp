@@ -121,6 +121,35 @@ TEST(ConvPrepared, FusedForwardWithAPreparedFilter) {
   }
 }
 
+TEST(ConvPrepared, FindTimesPreparedCallsAndPrepareUsesItsChoice) {
+  clear_algorithm_cache();
+  Handle h;
+  const Spec s{"find", 1, 32, 32, 1, {20, 20}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  const Descs d = make_descs(s, Layout::nhwc, FilterLayout::krsc);
+  const auto w = random_floats(d.w.element_count(), 2), x = random_floats(d.x.span(), 1);
+  const auto ranked = find_prepared_forward_algorithms(h, d.x, d.w, d.conv, d.y);
+  ASSERT_FALSE(ranked.empty());
+  ASSERT_TRUE(ranked.front().supported && ranked.front().within_budget);
+  EXPECT_GE(ranked.front().time_ms, 0.0);
+  for (std::size_t i = 1; i < ranked.size() && ranked[i].time_ms >= 0; ++i)
+    EXPECT_LE(ranked[i - 1].time_ms, ranked[i].time_ms);
+  // Winograd reports the prepared call's workspace (no room for U).
+  for (const AlgoPerf& r : ranked) {
+    if (r.algo == ConvAlgo::winograd_4x4_3x3) {
+      EXPECT_LT(r.workspace, forward_workspace_size(h, d.x, d.w, d.conv, d.y, r.algo));
+    }
+  }
+  // The convenience preparation picks the cached prepared winner and computes the same bits.
+  const PreparedFilter pf = prepare_forward_filter(h, d.x, d.w, w.data(), d.conv, d.y);
+  EXPECT_EQ(pf.algo(), ranked.front().algo);
+  EXPECT_TRUE(same_bits(forward(h, d, x, w, pf.algo(), &pf), forward(h, d, x, w, pf.algo(), nullptr)));
+  // The per-call find keeps its own cache entry.
+  const std::size_t entries = algorithm_cache_size();
+  find_forward_algorithms(h, d.x, d.w, d.conv, d.y);
+  EXPECT_EQ(algorithm_cache_size(), entries + 1);
+  clear_algorithm_cache();
+}
+
 TEST(ConvPrepared, RefusesCallsItWasNotPreparedForAndWritesNothing) {
   Handle h;
   const Spec s{"refuse", 1, 8, 8, 1, {10, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
@@ -168,6 +197,7 @@ TEST(ConvPrepared, RefusesCallsItWasNotPreparedForAndWritesNothing) {
                Status::not_supported, "algo");
   expect_error([&] { prepare_forward_filter(h, nchw.x, nchw.w, nullptr, nchw.conv, nchw.y, ConvAlgo::direct); },
                Status::invalid_argument, "w");
+  expect_error([&] { find_prepared_forward_algorithms(h, bf.x, bf.w, bf.conv, bf.y); }, Status::not_supported, "w");
 }
 
 }  // namespace

@@ -97,33 +97,6 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-// The find of prepared calls: every usable algorithm with its filter prepared, timed (the best
-// of 5 after a warm-up: on a noisy machine the minimum ranks more stably than the median);
-// the fastest wins. (find_forward_algorithms times per-call filters.)
-dnn::ConvAlgo find_prepared(const dnn::Handle& h, const dnn::TensorDesc& x_desc, const float* x,
-                            const dnn::FilterDesc& w_desc, const float* w, const dnn::ConvDesc& conv,
-                            const dnn::TensorDesc& y_desc, float* y) {
-  dnn::ConvAlgo best = dnn::ConvAlgo::direct;
-  double best_ms = 1e300;
-  const float one = 1.f, zero = 0.f;
-  for (const dnn::AlgoPerf& a : dnn::get_forward_algorithms(h, x_desc, w_desc, conv, y_desc)) {
-    if (!a.supported || !a.within_budget) continue;
-    const dnn::PreparedFilter pf = dnn::prepare_forward_filter(h, x_desc, w_desc, w, conv, y_desc, a.algo);
-    const std::size_t bytes = dnn::forward_workspace_size(h, x_desc, pf, conv, y_desc);
-    auto ws = make_aligned<std::byte>(bytes + 1);
-    std::vector<double> t;
-    for (int r = 0; r < 6; ++r) {
-      Timer timer;
-      dnn::convolution_forward(h, &one, x_desc, x, pf, conv, ws.get(), bytes, &zero, y_desc, y);
-      if (r) t.push_back(timer.seconds() * 1e3);
-      if (r == 0 && timer.seconds() > 0.5) break;  // far off the pace (direct on a large layer)
-    }
-    const double ms = t.empty() ? 1e300 : *std::min_element(t.begin(), t.end());
-    if (ms < best_ms) best_ms = ms, best = a.algo;
-  }
-  return best;
-}
-
 int run_conv_bench(const ConvBenchOptions& o) {
   const auto layers = read_layers(o.file);
   std::string why;
@@ -182,7 +155,7 @@ int run_conv_bench(const ConvBenchOptions& o) {
         const bool prepared = o.filter == "prepared";
         dnn::ConvAlgo algo;
         if (o.select == "find")
-          algo = prepared ? find_prepared(h, x_desc, x.data(), w_desc, w.data(), conv, y_desc, y.data())
+          algo = prepared ? dnn::find_prepared_forward_algorithms(h, x_desc, w_desc, conv, y_desc).front().algo
                           : dnn::find_forward_algorithms(h, x_desc, w_desc, conv, y_desc).front().algo;
         else if (o.select == "heuristic") algo = dnn::get_forward_algorithms(h, x_desc, w_desc, conv, y_desc).front().algo;
         else algo = dnn::parse_conv_algo(o.select);

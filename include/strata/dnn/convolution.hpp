@@ -185,6 +185,15 @@ class PreparedFilter {
 // "algo" when the algorithm cannot compute the problem, or "w" for a non-f32 filter.
 PreparedFilter prepare_forward_filter(const Handle& h, const TensorDesc& x, const FilterDesc& w_desc, const void* w,
                                       const ConvDesc& conv, const TensorDesc& y, ConvAlgo algo);
+// Prepares w for the algorithm a find_prepared_forward_algorithms call cached for this
+// problem, else for the heuristic's first choice.
+PreparedFilter prepare_forward_filter(const Handle& h, const TensorDesc& x, const FilterDesc& w_desc, const void* w,
+                                      const ConvDesc& conv, const TensorDesc& y);
+// find_forward_algorithms for prepared filters: every usable algorithm is timed with its
+// filter prepared (the preparation is not timed), with the prepared call's workspace; the
+// best answer is cached (and persisted) separately from the per-call find.
+std::vector<AlgoPerf> find_prepared_forward_algorithms(const Handle& h, const TensorDesc& x, const FilterDesc& w,
+                                                       const ConvDesc& conv, const TensorDesc& y);
 // Workspace of the prepared call (less than the unprepared one when the filter transform
 // needed workspace, as Winograd's does).
 std::size_t forward_workspace_size(const Handle& h, const TensorDesc& x, const PreparedFilter& w,

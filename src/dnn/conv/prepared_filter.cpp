@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "dispatch.hpp"
+#include "selection.hpp"
 #include "strata/core/memory.hpp"
 #include "strata/core/status.hpp"
 
@@ -96,6 +97,19 @@ PreparedFilter prepare_forward_filter(const Handle& h, const TensorDesc& x, cons
   if (f->transformed) a.prepare_filter(p, detail::filter_origin(p, wf), f->data.get());
   else if (f->floats) std::memcpy(f->data.get(), wf, f->floats * sizeof(float));
   return PreparedFilter(std::move(f));
+}
+
+PreparedFilter prepare_forward_filter(const Handle& h, const TensorDesc& x, const FilterDesc& w_desc, const void* w,
+                                      const ConvDesc& conv, const TensorDesc& y) {
+  const ConvDescs d{ConvOp::forward, x, w_desc, conv, y};
+  const ConvAlgo algo = detail::choose_prepared_algorithm(h, detail::make_problem(h, d), d);
+  return prepare_forward_filter(h, x, w_desc, w, conv, y, algo);
+}
+
+std::vector<AlgoPerf> find_prepared_forward_algorithms(const Handle& h, const TensorDesc& x, const FilterDesc& w,
+                                                       const ConvDesc& conv, const TensorDesc& y) {
+  const ConvDescs d{ConvOp::forward, x, w, conv, y};
+  return detail::rank_by_measurement(h, detail::make_problem(h, d), d, true);
 }
 
 std::size_t forward_workspace_size(const Handle& h, const TensorDesc& x, const PreparedFilter& w,

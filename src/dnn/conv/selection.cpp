@@ -73,7 +73,11 @@ std::vector<AlgoPerf> rank_by_heuristic(const Handle& h, const ConvProblem& p, c
   return v;
 }
 
-std::vector<AlgoPerf> rank_by_measurement(const Handle& h, const ConvProblem& p, const ConvDescs& d) {
+std::string prepared_cache_key(const ConvProblem& p, const Handle& h) { return cache_key(p, h) + " prepared"; }
+
+std::vector<AlgoPerf> rank_by_measurement(const Handle& h, const ConvProblem& p, const ConvDescs& d, bool prepared) {
+  if (prepared && (p.op != ConvOp::forward || p.dtype != DType::f32))
+    throw_error(Status::not_supported, "w", "prepared filters are for f32 forward convolutions");
   std::vector<AlgoPerf> v = rank_by_heuristic(h, p, d);
   auto x = scratch(d.x.span(), d.x.dtype(), 1), w = scratch(d.w.element_count(), d.w.dtype(), 2),
        y = scratch(d.y.span(), d.y.dtype(), 3);
@@ -90,9 +94,21 @@ std::vector<AlgoPerf> rank_by_measurement(const Handle& h, const ConvProblem& p,
       r.reason = cat("not timed: estimated ", est / best_estimate, "x slower than the best candidate");
       continue;
     }
+    // Prepared: the algorithm's own filter form, made once here (untimed), and the call's
+    // smaller workspace.
+    ConvProblem q = p;
+    AlignedArray<float> ready;
+    const ConvAlgorithm& a = conv_algorithm(r.algo);
+    if (prepared && a.prepared_filter_floats(p) > 0) {
+      ready = make_aligned<float>(a.prepared_filter_floats(p));
+      a.prepare_filter(p, filter_origin(p, reinterpret_cast<const float*>(w.get())), ready.get());
+      q.filter_prepared = true;
+      r.workspace = required_workspace(q, d, r.algo);
+    }
     auto ws = make_aligned<std::byte>(std::max<std::size_t>(r.workspace, 1));
     auto once = [&] {
-      run_convolution(h, p, d, r.algo, x.get(), w.get(), y.get(), 1.f, 0.f, ws.get(), r.workspace, nullptr, "find");
+      run_convolution(h, q, d, r.algo, x.get(), w.get(), y.get(), 1.f, 0.f, ws.get(), r.workspace, nullptr,
+                      prepared ? "find, prepared filter" : "find", ready.get());
     };
     Timer t;
     once();  // warm-up: page faults, caches, pool start
@@ -115,7 +131,8 @@ std::vector<AlgoPerf> rank_by_measurement(const Handle& h, const ConvProblem& p,
   for (std::size_t i = 0; i < v.size(); ++i)
     if (v[i].supported && v[i].within_budget && v[i].time_ms < 0) key[i] = 1e299 + double(i);
   sort_usable_first(v, key);
-  if (!v.empty() && v[0].time_ms >= 0) cache_store(cache_key(p, h), {v[0].algo, v[0].time_ms});
+  if (!v.empty() && v[0].time_ms >= 0)
+    cache_store(prepared ? prepared_cache_key(p, h) : cache_key(p, h), {v[0].algo, v[0].time_ms});
   return v;
 }
 
@@ -135,6 +152,14 @@ Choice choose_algorithm(const Handle& h, const ConvProblem& p, const ConvDescs& 
                     " bytes; the smallest needs ", smallest));
   }
   return {best.algo, best.workspace, cat("heuristic: ", best.reason)};
+}
+
+ConvAlgo choose_prepared_algorithm(const Handle& h, const ConvProblem& p, const ConvDescs& d) {
+  if (auto c = cache_lookup(prepared_cache_key(p, h))) {
+    const AlgoPerf r = describe(h, p, d, conv_algorithm(c->algo));
+    if (r.supported && r.within_budget) return c->algo;
+  }
+  return choose_algorithm(h, p, d).algo;
 }
 
 }  // namespace strata::dnn::detail

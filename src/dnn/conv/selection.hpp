@@ -8,7 +8,11 @@
 namespace strata::dnn::detail {
 
 std::vector<AlgoPerf> rank_by_heuristic(const Handle& h, const ConvProblem& p, const ConvDescs& d);
-std::vector<AlgoPerf> rank_by_measurement(const Handle& h, const ConvProblem& p, const ConvDescs& d);
+// prepared: time calls with the filter prepared (forward, f32; the preparation is not timed),
+// report their workspace, and cache the winner under prepared_cache_key.
+std::vector<AlgoPerf> rank_by_measurement(const Handle& h, const ConvProblem& p, const ConvDescs& d,
+                                          bool prepared = false);
+std::string prepared_cache_key(const ConvProblem& p, const Handle& h);
 
 struct Choice {
   ConvAlgo algo;
@@ -19,5 +23,8 @@ struct Choice {
 // within the budget, else the best heuristic answer. Throws insufficient_workspace naming
 // "workspace_budget" when nothing fits.
 Choice choose_algorithm(const Handle& h, const ConvProblem& p, const ConvDescs& d);
+// The algorithm to prepare a filter for: a cached prepared find result, else the heuristic's
+// first usable answer (same errors as choose_algorithm).
+ConvAlgo choose_prepared_algorithm(const Handle& h, const ConvProblem& p, const ConvDescs& d);
 
 }  // namespace strata::dnn::detail
