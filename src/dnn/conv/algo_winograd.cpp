@@ -1,10 +1,14 @@
 // Winograd F(2x2,3x3) and F(4x4,3x3) (Lavin & Gray 2016) for 3x3, stride-1, undilated
 // convolutions: forward, and backward-data through its stride-1 forward form.
 //
-// Per group: the filter is transformed once per call into alpha^2 matrices U[xi] (K x C);
+// Everything runs channels-last: tensors whose channels are not contiguous (NCHW) are staged
+// through channels-last copies in the workspace, which costs one pass over x and y and lets
+// every transform load and store 8 consecutive channels at once.
+// Per group: the filter is transformed into alpha^2 matrices U[xi] (K x C), stored as the
+// GEMM microkernel's packed A operand (once per call, or once for all with a prepared filter);
 // output tiles are processed in blocks of PB tiles (PB fixed by C, never by the thread count):
 //   input transform  V[xi] (C x PB)  = B^T d B of each tile's alpha x alpha patch
-//   alpha^2 GEMMs    M[xi] (K x PB)  = U[xi] V[xi]           (blas::gemm)
+//   alpha^2 GEMMs    M[xi] (K x PB)  = U[xi] V[xi]          (the tile engine)
 //   output transform y tile          = A^T M A, blended with alpha/beta, edges clipped
 // Every output element is computed by the same arithmetic whichever thread owns its block,
 // so results are bitwise identical across thread counts.
@@ -14,6 +18,7 @@
 // within 4*k*eps*|x|*|w| (F2) and 16*k*eps*|x|*|w| (F4), k = C*9, where |x|*|w| is the
 // convolution of the absolute values; tests/dnn enforce these bounds (docs/dnn.md).
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <vector>
 
@@ -50,20 +55,22 @@ Geometry geometry(const ConvProblem& p, int m) {
 
 int buffer_sets(const ConvProblem& p, const Geometry& g) { return int(std::min<int64_t>(p.threads, g.blocks)); }
 
-// Channels-last problems (x and y with contiguous channels) keep channels innermost in every
-// buffer, so transforms load and store 8 consecutive channels at once; the others put 8
-// tiles in the lanes (tiles are contiguous in NCHW rows).
-bool channels_last(const ConvProblem& p) { return p.xs[1] == 1 && p.ys[1] == 1; }
-int panel_width(const ConvProblem& p, const WinogradKernelSet& set) {
-  return channels_last(p) ? set.panel_width_a : set.panel_width;
+// Channels are contiguous in x and y as given; otherwise the call stages them (staged_x/y).
+bool staged_x(const ConvProblem& p) { return p.xs[1] != 1; }
+bool staged_y(const ConvProblem& p) { return p.ys[1] != 1; }
+// Workspace bytes of the staged copies (each carved separately, so each rounded up).
+std::size_t staging_bytes(const ConvProblem& p) {
+  std::size_t b = 0;
+  if (staged_x(p)) b += WorkspaceCarver::round_up(std::size_t(p.n * p.c * p.in_spatial()) * sizeof(float));
+  if (staged_y(p)) b += WorkspaceCarver::round_up(std::size_t(p.n * p.k * p.out_spatial()) * sizeof(float));
+  return b;
 }
 
-// U: per group and xi, the filter transforms as the products' packed filter operand, in panels
-// of the kernel's NR (or, channels-last, MR) output channels; K rounded up to whole panels,
-// zero-padded.
-int64_t padded_k(const ConvProblem& p, int nr) { return (p.kg() + nr - 1) / nr * nr; }
-std::size_t filter_floats(const ConvProblem& p, const Geometry& g, int nr) {
-  return std::size_t(p.groups * g.xi * padded_k(p, nr) * p.cg());
+// U: per group and xi, the filter transforms as the products' packed A operand, in panels of
+// the kernel's MR output channels; K rounded up to whole panels, zero-padded.
+int64_t padded_k(const ConvProblem& p, int mr) { return (p.kg() + mr - 1) / mr * mr; }
+std::size_t filter_floats(const ConvProblem& p, const Geometry& g, int mr) {
+  return std::size_t(p.groups * g.xi * padded_k(p, mr) * p.cg());
 }
 std::size_t block_floats(const ConvProblem& p, const Geometry& g) {
   return std::size_t(g.xi * g.pb * (p.cg() + p.kg()));  // V and M
@@ -115,71 +122,9 @@ void tile_origins(const ConvProblem& p, const Geometry& g, int64_t t0, int64_t c
   for (int64_t t = 0; t < count; ++t) out[std::size_t(t)] = tile_origin(p, g, t0 + t);
 }
 
-// Input transform of channels [c_lo, c_hi) of group `grp` for the tiles of `origins`.
+// Input transform of channels [c_lo, c_hi): V[xi] holds tile t's channels contiguously
+// (V + xi * pb * C + t * C + c), lanes are 8 consecutive channels.
 void transform_inputs(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern, const float* x,
-                      int64_t grp, const std::vector<TileOrigin>& origins, int64_t c_lo, int64_t c_hi, float* V) {
-  const int A = g.alpha;
-  const int64_t count = int64_t(origins.size());
-  const int64_t cols = (count + L - 1) / L * L;
-  const int64_t ldh = p.xs[3], ldw = p.xs[4];
-  alignas(32) float dbuf[36 * L];
-  for (int64_t c = c_lo; c < c_hi; ++c) {
-    const float* xc = x + (grp * p.cg() + c) * p.xs[1];
-    for (int64_t lane0 = 0; lane0 < cols; lane0 += L) {
-      for (int l = 0; l < L; ++l) {
-        const int64_t t = lane0 + l;
-        if (t >= count) {
-          for (int e = 0; e < A * A; ++e) dbuf[e * L + l] = 0.f;
-          continue;
-        }
-        const TileOrigin& o = origins[std::size_t(t)];
-        const float* base = xc + o.n * p.xs[0] + o.d * p.xs[2];
-        if (o.h0 >= 0 && o.w0 >= 0 && o.h0 + A <= p.in[1] && o.w0 + A <= p.in[2]) {
-          const float* patch = base + o.h0 * ldh + o.w0 * ldw;  // interior: no bounds checks
-          for (int i = 0; i < A; ++i)
-            for (int j = 0; j < A; ++j) dbuf[(i * A + j) * L + l] = patch[i * ldh + j * ldw];
-          continue;
-        }
-        for (int i = 0; i < A; ++i) {
-          const int64_t ih = o.h0 + i;
-          for (int j = 0; j < A; ++j) {
-            const int64_t iw = o.w0 + j;
-            dbuf[(i * A + j) * L + l] =
-                ih >= 0 && ih < p.in[1] && iw >= 0 && iw < p.in[2] ? base[ih * ldh + iw * ldw] : 0.f;
-          }
-        }
-      }
-      kern.input(dbuf, V + c * g.pb + lane0, p.cg() * g.pb);
-    }
-  }
-}
-
-// Output transform of filters [k_lo, k_hi) of group `grp`, blended into y.
-void transform_outputs(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern, const float* M,
-                       int64_t grp, const std::vector<TileOrigin>& origins, int64_t k_lo, int64_t k_hi, float* y,
-                       float alpha, float beta) {
-  const int m = g.m;
-  const int64_t count = int64_t(origins.size());
-  alignas(32) float ybuf[16 * L];
-  for (int64_t k = k_lo; k < k_hi; ++k) {
-    float* yk = y + (grp * p.kg() + k) * p.ys[1];
-    for (int64_t lane0 = 0; lane0 < count; lane0 += L) {
-      kern.output(M + k * g.pb + lane0, p.kg() * g.pb, ybuf);
-      const int lanes = int(std::min<int64_t>(L, count - lane0));
-      for (int l = 0; l < lanes; ++l) {
-        const TileOrigin& o = origins[std::size_t(lane0 + l)];
-        float* base = yk + o.n * p.ys[0] + o.d * p.ys[2] + o.oh0 * p.ys[3] + o.ow0 * p.ys[4];
-        const int rows = int(std::min<int64_t>(m, p.out[1] - o.oh0)), cols = int(std::min<int64_t>(m, p.out[2] - o.ow0));
-        for (int i = 0; i < rows; ++i)
-          for (int j = 0; j < cols; ++j) blend_store(base + i * p.ys[3] + j * p.ys[4], ybuf[(i * m + j) * L + l], alpha, beta);
-      }
-    }
-  }
-}
-
-// Channels-last input transform of channels [c_lo, c_hi): V[xi] holds tile t's channels
-// contiguously (V + xi * pb * C + t * C + c), lanes are 8 consecutive channels.
-void transform_inputs_cl(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern, const float* x,
                          int64_t grp, const std::vector<TileOrigin>& origins, int64_t c_lo, int64_t c_hi, float* V) {
   const int A = g.alpha;
   const int64_t Cg = p.cg(), ldh = p.xs[3], ldw = p.xs[4], v_stride = g.pb * Cg;
@@ -215,9 +160,9 @@ void transform_inputs_cl(const ConvProblem& p, const Geometry& g, const Winograd
   }
 }
 
-// Channels-last output transform of filters [k_lo, k_hi): M[xi] holds tile t's output
-// channels contiguously (M + xi * pb * K + t * K + k); lanes are 8 consecutive channels.
-void transform_outputs_cl(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern, const float* M,
+// Output transform of filters [k_lo, k_hi): M[xi] holds tile t's output channels
+// contiguously (M + xi * pb * K + t * K + k); lanes are 8 consecutive channels.
+void transform_outputs(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern, const float* M,
                           int64_t grp, const std::vector<TileOrigin>& origins, int64_t k_lo, int64_t k_hi, float* y,
                           float alpha, float beta) {
   const int m = g.m, A = g.alpha;
@@ -252,15 +197,72 @@ void transform_outputs_cl(const ConvProblem& p, const Geometry& g, const Winogra
 // GEMM microkernel with U already in its panels.
 void multiply(const ConvProblem& p, const Geometry& g, const WinogradKernelSet& set, const float* U, const float* V,
               float* M, int64_t grp, int64_t count, int xi_lo, int xi_hi) {
-  const bool cl = channels_last(p);
-  const int64_t Kg = p.kg(), Cg = p.cg(), Kp = padded_k(p, panel_width(p, set)), cols = (count + L - 1) / L * L;
-  for (int xi = xi_lo; xi < xi_hi; ++xi) {
-    const float* v = V + int64_t(xi) * Cg * g.pb;
-    const float* u = U + (grp * g.xi + xi) * Kp * Cg;
-    float* mx = M + int64_t(xi) * Kg * g.pb;
-    if (cl) set.multiply_channels_last(v, u, mx, count, Kg, Cg);
-    else set.multiply(v, u, mx, cols, Kg, Cg, g.pb);
-  }
+  const int64_t Kg = p.kg(), Cg = p.cg(), Kp = padded_k(p, set.panel_width_a);
+  for (int xi = xi_lo; xi < xi_hi; ++xi)
+    set.multiply_channels_last(V + int64_t(xi) * Cg * g.pb, U + (grp * g.xi + xi) * Kp * Cg,
+                               M + int64_t(xi) * Kg * g.pb, count, Kg, Cg);
+}
+
+// Packed channels-last element strides {n, c, d, h, w} of an (n, ch, dims) tensor.
+std::array<int64_t, 5> channels_last_strides(int64_t ch, const std::array<int64_t, 3>& dims) {
+  return {dims[0] * dims[1] * dims[2] * ch, 1, dims[1] * dims[2] * ch, dims[2] * ch, ch};
+}
+
+// The staging copies, one image row (n, d, h) at a time, 8 channels per pass: the
+// channels-last side is written (or read) 8 consecutive floats at a time and the other side
+// reads (or writes) 8 rows along w, so both stay in cache (a channel-by-channel copy touched a
+// new line for every element).
+template <class Copy>
+void for_each_row_of_channel_blocks(const ConvProblem& p, const std::array<int64_t, 3>& dims, int64_t ch, Copy&& copy) {
+  constexpr int64_t B = 8;
+  parallel_for(p.n * dims[0] * dims[1], p.threads, [&](int64_t lo, int64_t hi, int) {
+    for (int64_t r = lo; r < hi; ++r) {
+      const int64_t n = r / (dims[0] * dims[1]), d = r / dims[1] % dims[0], h = r % dims[1];
+      for (int64_t c0 = 0; c0 < ch; c0 += B) copy(n, d, h, c0, std::min(B, ch - c0));
+    }
+  });
+}
+
+// dst (channels-last) = src (strides ss) for an (n, ch, dims) tensor.
+void stage_in(const ConvProblem& p, int64_t ch, const std::array<int64_t, 3>& dims, const float* src,
+              const std::array<int64_t, 5>& ss, float* dst) {
+  const auto cs = channels_last_strides(ch, dims);
+  for_each_row_of_channel_blocks(p, dims, ch, [&](int64_t n, int64_t d, int64_t h, int64_t c0, int64_t nb) {
+    const float* s = src + n * ss[0] + c0 * ss[1] + d * ss[2] + h * ss[3];
+    float* o = dst + n * cs[0] + c0 + d * cs[2] + h * cs[3];
+    int64_t w = 0;
+    if (nb == 8 && ss[4] == 1)  // 8 x 8 blocks through a small buffer: contiguous on both sides
+      for (; w + 8 <= dims[2]; w += 8) {
+        float t[8][8];
+        for (int64_t c = 0; c < 8; ++c)
+          for (int64_t i = 0; i < 8; ++i) t[i][c] = s[c * ss[1] + w + i];
+        for (int64_t i = 0; i < 8; ++i)
+          for (int64_t c = 0; c < 8; ++c) o[(w + i) * ch + c] = t[i][c];
+      }
+    for (; w < dims[2]; ++w)
+      for (int64_t c = 0; c < nb; ++c) o[w * ch + c] = s[c * ss[1] + w * ss[4]];
+  });
+}
+
+// dst (strides ds) = alpha * src (channels-last) + beta * dst; beta == 0 never reads dst.
+void stage_out(const ConvProblem& p, int64_t ch, const std::array<int64_t, 3>& dims, const float* src, float* dst,
+               const std::array<int64_t, 5>& ds, float alpha, float beta) {
+  const auto cs = channels_last_strides(ch, dims);
+  for_each_row_of_channel_blocks(p, dims, ch, [&](int64_t n, int64_t d, int64_t h, int64_t c0, int64_t nb) {
+    const float* s = src + n * cs[0] + c0 + d * cs[2] + h * cs[3];
+    float* o = dst + n * ds[0] + c0 * ds[1] + d * ds[2] + h * ds[3];
+    int64_t w = 0;
+    if (nb == 8 && ds[4] == 1 && beta == 0.f)  // the common case, 8 x 8 blocks as in stage_in
+      for (; w + 8 <= dims[2]; w += 8) {
+        float t[8][8];
+        for (int64_t i = 0; i < 8; ++i)
+          for (int64_t c = 0; c < 8; ++c) t[c][i] = s[(w + i) * ch + c];
+        for (int64_t c = 0; c < 8; ++c)
+          for (int64_t i = 0; i < 8; ++i) o[c * ds[1] + w + i] = alpha * t[c][i];
+      }
+    for (int64_t c = 0; c < nb; ++c)
+      for (int64_t wi = w; wi < dims[2]; ++wi) blend_store(o + c * ds[1] + wi * ds[4], s[wi * ch + c], alpha, beta);
+  });
 }
 
 void forward(const ConvProblem& p, const ConvArgs& a, int m) {
@@ -270,60 +272,69 @@ void forward(const ConvProblem& p, const ConvArgs& a, int m) {
   WorkspaceCarver ws(a.workspace, a.workspace_bytes);
   const float* U = a.prepared_w;  // transformed once by prepare_filter, or now
   if (!U) {
-    float* u = ws.take<float>(filter_floats(p, g, panel_width(p, set)));
-    transform_filters(p, g, kern, panel_width(p, set), a.w, u);
+    float* u = ws.take<float>(filter_floats(p, g, set.panel_width_a));
+    transform_filters(p, g, kern, set.panel_width_a, a.w, u);
     U = u;
   }
-  const bool cl = channels_last(p);
-  auto inputs = [&](int64_t grp, const std::vector<TileOrigin>& o, int64_t lo, int64_t hi, float* V) {
-    if (cl) transform_inputs_cl(p, g, kern, a.x, grp, o, lo, hi, V);
-    else transform_inputs(p, g, kern, a.x, grp, o, lo, hi, V);
-  };
-  auto outputs = [&](int64_t grp, const std::vector<TileOrigin>& o, int64_t lo, int64_t hi, const float* M) {
-    if (cl) transform_outputs_cl(p, g, kern, M, grp, o, lo, hi, a.y, a.alpha, a.beta);
-    else transform_outputs(p, g, kern, M, grp, o, lo, hi, a.y, a.alpha, a.beta);
-  };
-  const int sets = buffer_sets(p, g);
-  float* buffers = ws.take<float>(block_floats(p, g) * std::size_t(sets));
+  // The channels-last problem actually computed: x and y staged when their channels are not
+  // contiguous; a staged y is written plainly and blended into the caller's y afterwards.
+  ConvProblem q = p;
+  const float* x = a.x;
+  float* y = a.y;
+  float alpha = a.alpha, beta = a.beta;
+  if (staged_x(p)) {
+    float* sx = ws.take<float>(std::size_t(p.n * p.c * p.in_spatial()));
+    stage_in(p, p.c, p.in, a.x, p.xs, sx);
+    q.xs = channels_last_strides(p.c, p.in);
+    x = sx;
+  }
+  if (staged_y(p)) {
+    y = ws.take<float>(std::size_t(p.n * p.k * p.out_spatial()));
+    q.ys = channels_last_strides(p.k, p.out);
+    alpha = 1.f, beta = 0.f;
+  }
+  const int sets = buffer_sets(q, g);
+  float* buffers = ws.take<float>(block_floats(q, g) * std::size_t(sets));
 
   auto block_range = [&](int64_t b) { return std::pair<int64_t, int64_t>{b * g.pb, std::min(g.pb, g.tiles - b * g.pb)}; };
-  if (g.blocks >= p.threads) {
+  if (g.blocks >= q.threads) {
     // Enough blocks: each thread transforms, multiplies and writes back whole blocks.
-    parallel_for(g.blocks, p.threads, [&](int64_t lo, int64_t hi, int part) {
-      float* V = buffers + std::size_t(part) * block_floats(p, g);
-      float* M = V + std::size_t(g.xi * g.pb * p.cg());
+    parallel_for(g.blocks, q.threads, [&](int64_t lo, int64_t hi, int part) {
+      float* V = buffers + std::size_t(part) * block_floats(q, g);
+      float* M = V + std::size_t(g.xi * g.pb * q.cg());
       std::vector<TileOrigin> origins;
       for (int64_t b = lo; b < hi; ++b) {
         const auto [t0, count] = block_range(b);
-        tile_origins(p, g, t0, count, origins);
-        for (int64_t grp = 0; grp < p.groups; ++grp) {
-          inputs(grp, origins, 0, p.cg(), V);
-          multiply(p, g, set, U, V, M, grp, count, 0, g.xi);
-          outputs(grp, origins, 0, p.kg(), M);
+        tile_origins(q, g, t0, count, origins);
+        for (int64_t grp = 0; grp < q.groups; ++grp) {
+          transform_inputs(q, g, kern, x, grp, origins, 0, q.cg(), V);
+          multiply(q, g, set, U, V, M, grp, count, 0, g.xi);
+          transform_outputs(q, g, kern, M, grp, origins, 0, q.kg(), y, alpha, beta);
         }
       }
     });
-    return;
-  }
-  // Few blocks (small images, batch 1): threads share each block phase by phase.
-  float* V = buffers;
-  float* M = V + std::size_t(g.xi * g.pb * p.cg());
-  std::vector<TileOrigin> origins;
-  for (int64_t b = 0; b < g.blocks; ++b) {
-    const auto [t0, count] = block_range(b);
-    tile_origins(p, g, t0, count, origins);
-    for (int64_t grp = 0; grp < p.groups; ++grp) {
-      parallel_for(p.cg(), p.threads, [&](int64_t lo, int64_t hi, int) {
-        inputs(grp, origins, lo, hi, V);
-      });
-      parallel_for(g.xi, p.threads, [&](int64_t lo, int64_t hi, int) {
-        multiply(p, g, set, U, V, M, grp, count, int(lo), int(hi));
-      });
-      parallel_for(p.kg(), p.threads, [&](int64_t lo, int64_t hi, int) {
-        outputs(grp, origins, lo, hi, M);
-      });
+  } else {
+    // Few blocks (small images, batch 1): threads share each block phase by phase.
+    float* V = buffers;
+    float* M = V + std::size_t(g.xi * g.pb * q.cg());
+    std::vector<TileOrigin> origins;
+    for (int64_t b = 0; b < g.blocks; ++b) {
+      const auto [t0, count] = block_range(b);
+      tile_origins(q, g, t0, count, origins);
+      for (int64_t grp = 0; grp < q.groups; ++grp) {
+        parallel_for(q.cg(), q.threads, [&](int64_t lo, int64_t hi, int) {
+          transform_inputs(q, g, kern, x, grp, origins, lo, hi, V);
+        });
+        parallel_for(g.xi, q.threads, [&](int64_t lo, int64_t hi, int) {
+          multiply(q, g, set, U, V, M, grp, count, int(lo), int(hi));
+        });
+        parallel_for(q.kg(), q.threads, [&](int64_t lo, int64_t hi, int) {
+          transform_outputs(q, g, kern, M, grp, origins, lo, hi, y, alpha, beta);
+        });
+      }
     }
   }
+  if (staged_y(p)) stage_out(p, p.k, p.out, y, a.y, p.ys, a.alpha, a.beta);
 }
 
 class WinogradAlgorithm final : public ConvAlgorithm {
@@ -345,19 +356,20 @@ class WinogradAlgorithm final : public ConvAlgorithm {
   std::size_t workspace_size(const ConvProblem& p) const override {
     const ConvProblem q = as_forward(p);
     const Geometry g = geometry(q, m_);
-    const int width = panel_width(q, winograd_kernels(q.isa));
+    const int width = winograd_kernels(q.isa).panel_width_a;
     const std::size_t filter = p.filter_prepared ? 0 : WorkspaceCarver::round_up(filter_floats(q, g, width) * 4);
-    return filter + WorkspaceCarver::round_up(block_floats(q, g) * 4 * std::size_t(buffer_sets(q, g)));
+    return filter + staging_bytes(q) +
+           WorkspaceCarver::round_up(block_floats(q, g) * 4 * std::size_t(buffer_sets(q, g)));
   }
 
   // Prepared: the alpha^2 transformed filters U, computed once instead of per call (at batch 1
   // on 14x14 and 7x7 images they cost as much as the products themselves).
   std::size_t prepared_filter_floats(const ConvProblem& p) const override {
-    return p.op == ConvOp::forward ? filter_floats(p, geometry(p, m_), panel_width(p, winograd_kernels(p.isa))) : 0;
+    return p.op == ConvOp::forward ? filter_floats(p, geometry(p, m_), winograd_kernels(p.isa).panel_width_a) : 0;
   }
   void prepare_filter(const ConvProblem& p, const float* w, float* out) const override {
     const WinogradKernelSet& set = winograd_kernels(p.isa);
-    transform_filters(p, geometry(p, m_), m_ == 4 ? set.f4 : set.f2, panel_width(p, set), w, out);
+    transform_filters(p, geometry(p, m_), m_ == 4 ? set.f4 : set.f2, set.panel_width_a, w, out);
   }
 
   double estimated_cost(const ConvProblem& p) const override {

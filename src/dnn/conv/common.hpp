@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "problem.hpp"
+#include "strata/core/status.hpp"
 
 namespace strata::dnn::detail {
 
@@ -30,10 +31,16 @@ bool filter_is(const ConvProblem& p, FilterOrder order);
 class WorkspaceCarver {
  public:
   WorkspaceCarver(void* base, std::size_t bytes) : base_(static_cast<std::byte*>(base)), bytes_(bytes) {}
+  // The next count values. Taking more than the workspace holds means an algorithm's
+  // workspace_size() undercounts: an internal error, never a write past the end.
   template <class T>
   T* take(std::size_t count) {
     T* p = reinterpret_cast<T*>(base_ + used_);
     used_ += round_up(count * sizeof(T));
+    if (used_ > bytes_)
+      throw_error(Status::internal_error, "workspace",
+                  "convolution workspace undercounted: " + std::to_string(used_) + " bytes taken of " +
+                      std::to_string(bytes_));
     return p;
   }
   static std::size_t round_up(std::size_t b) { return (b + 63) / 64 * 64; }

@@ -29,14 +29,9 @@ struct WinogradKernels {
 struct WinogradKernelSet {
   WinogradKernels f2;  // F(2x2, 3x3), alpha = 4
   WinogradKernels f4;  // F(4x4, 3x3), alpha = 6
-  // The alpha^2 products on this ISA's GEMM microkernel. U[xi] is stored as that kernel's
-  // packed B operand (tile::PrepackedOperand): panels of `panel_width` output channels, each
-  // C x panel_width values, so no product packs the filter again.
-  //   m (cols x k, column-major, ld) = v (cols x c, column-major, ld) * u (c x k, panels)
-  int panel_width;
-  void (*multiply)(const float* v, const float* u, float* m, int64_t cols, int64_t k, int64_t c, int64_t ld);
-  // Channels-last: U[xi] as the kernel's packed A operand (panels of `panel_width_a` output
-  // channels), V[xi] and M[xi] with channels contiguous per tile:
+  // The alpha^2 products on this ISA's GEMM microkernel, channels innermost: U[xi] is stored as
+  // the kernel's packed A operand (tile::PrepackedOperand, panels of `panel_width_a` output
+  // channels, each C x panel_width_a values), so no product packs the filter again.
   //   m (k x tiles, column-major, ld k) = u (k x c, panels) * v (c x tiles, column-major, ld c)
   int panel_width_a;
   void (*multiply_channels_last)(const float* v, const float* u, float* m, int64_t tiles, int64_t k, int64_t c);

@@ -140,12 +140,6 @@ const tile::BlockSizes& blocks() {
   return bs;
 }
 
-void multiply(const float* v, const float* u, float* m, int64_t cols, int64_t k, int64_t c, int64_t ld) {
-  const tile::ViewOperand<float> vt{tile::MatrixView<float>{v, 1, ld}};  // (tile, c)
-  const tile::PrepackedOperand<float, Kernel::nr> ut{u, c, 0};           // (c, k) in NR panels
-  tile::gemm_operands<Kernel>(cols, k, c, 1.f, vt, ut, 0.f, m, ld, 1, blocks(), tile::NoEpilogue{}, tile::PackPolicy{});
-}
-
 void multiply_channels_last(const float* v, const float* u, float* m, int64_t tiles, int64_t k, int64_t c) {
   tile::GemmArgs<float> shape;  // what the operand policy looks at: B = v, column-major
   shape.m = k, shape.n = tiles, shape.k = c, shape.b = {v, 1, c};
@@ -157,8 +151,6 @@ void multiply_channels_last(const float* v, const float* u, float* m, int64_t ti
 WinogradKernelSet make_winograd_kernels() {
   return {{input_2d<F2>, filter_2d<F2>, output_2d<F2>},
           {input_2d<F4>, filter_2d<F4>, output_2d<F4>},
-          Kernel::nr,
-          multiply,
           Kernel::mr,
           multiply_channels_last};
 }
