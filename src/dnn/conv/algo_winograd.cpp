@@ -90,10 +90,10 @@ TileOrigin tile_origin(const ConvProblem& p, const Geometry& g, int64_t t) {
   return o;
 }
 
-void transform_filters(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern, int nr, const float* w,
+void transform_filters(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern, int mr, const float* w,
                        float* U) {
-  const int64_t Kg = p.kg(), Cg = p.cg(), Kp = padded_k(p, nr);
-  if (Kp != Kg) std::fill(U, U + filter_floats(p, g, nr), 0.f);  // the padding channels of the last panel
+  const int64_t Kg = p.kg(), Cg = p.cg(), Kp = padded_k(p, mr);
+  if (Kp != Kg) std::fill(U, U + filter_floats(p, g, mr), 0.f);  // the padding channels of the last panel
   parallel_for(p.groups * Kg, p.threads, [&](int64_t lo, int64_t hi, int) {
     alignas(32) float gbuf[9 * L], ubuf[36 * L];
     for (int64_t gk = lo; gk < hi; ++gk) {
@@ -106,10 +106,10 @@ void transform_filters(const ConvProblem& p, const Geometry& g, const WinogradKe
             for (int l = 0; l < L; ++l)
               gbuf[(r * 3 + s) * L + l] = l < lanes ? wk[(c0 + l) * p.ws[2] + r * p.ws[4] + s * p.ws[5]] : 0.f;
         kern.filter(gbuf, ubuf);
-        // (xi, k, c) lives in panel k / nr of U[xi], at depth c, lane k % nr.
-        float* u = U + (grp * g.xi) * Kp * Cg + k / nr * nr * Cg + c0 * nr + k % nr;
+        // (xi, k, c) lives in panel k / mr of U[xi], at depth c, lane k % mr.
+        float* u = U + (grp * g.xi) * Kp * Cg + k / mr * mr * Cg + c0 * mr + k % mr;
         for (int xi = 0; xi < g.xi; ++xi)
-          for (int l = 0; l < lanes; ++l) u[int64_t(xi) * Kp * Cg + l * nr] = ubuf[xi * L + l];
+          for (int l = 0; l < lanes; ++l) u[int64_t(xi) * Kp * Cg + l * mr] = ubuf[xi * L + l];
       }
     }
   });
@@ -125,7 +125,7 @@ void tile_origins(const ConvProblem& p, const Geometry& g, int64_t t0, int64_t c
 // Input transform of channels [c_lo, c_hi): V[xi] holds tile t's channels contiguously
 // (V + xi * pb * C + t * C + c), lanes are 8 consecutive channels.
 void transform_inputs(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern, const float* x,
-                         int64_t grp, const std::vector<TileOrigin>& origins, int64_t c_lo, int64_t c_hi, float* V) {
+                      int64_t grp, const std::vector<TileOrigin>& origins, int64_t c_lo, int64_t c_hi, float* V) {
   const int A = g.alpha;
   const int64_t Cg = p.cg(), ldh = p.xs[3], ldw = p.xs[4], v_stride = g.pb * Cg;
   alignas(32) float dbuf[36 * L], vbuf[36 * L];
@@ -163,7 +163,7 @@ void transform_inputs(const ConvProblem& p, const Geometry& g, const WinogradKer
 // Output transform of filters [k_lo, k_hi): M[xi] holds tile t's output channels
 // contiguously (M + xi * pb * K + t * K + k); lanes are 8 consecutive channels.
 void transform_outputs(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern, const float* M,
-                          int64_t grp, const std::vector<TileOrigin>& origins, int64_t k_lo, int64_t k_hi, float* y,
+                       int64_t grp, const std::vector<TileOrigin>& origins, int64_t k_lo, int64_t k_hi, float* y,
                           float alpha, float beta) {
   const int m = g.m, A = g.alpha;
   const int64_t Kg = p.kg(), m_stride = g.pb * Kg;
