@@ -58,11 +58,13 @@ struct Mainloop {
         const int64_t kc = std::min(bs.kc, k - pc);
         const T beta_step = pc == 0 ? beta : T(1);
         const bool last_step = pc + kc >= k;
-        if (policy.pack_b && !b_prepacked) b.template pack<NR>(jc, nc, pc, kc, bp);
+        if constexpr (!b_prepacked)
+          if (policy.pack_b) b.template pack<NR>(jc, nc, pc, kc, bp);
         for (int64_t ic = 0; ic < m; ic += bs.mc) {
           const int64_t mc = std::min(bs.mc, m - ic);
           const bool direct_a = !policy.pack_a;
-          if (!direct_a && !a_prepacked) a.template pack<MR>(ic, mc, pc, kc, ap);
+          if constexpr (!a_prepacked)
+            if (!direct_a) a.template pack<MR>(ic, mc, pc, kc, ap);
           for (int64_t jr = 0; jr < nc; jr += NR) {
             const int64_t nr = std::min<int64_t>(NR, nc - jr);
             // B operand: packed panel, or in place (full-width tiles), or a packed edge.
@@ -70,20 +72,18 @@ struct Mainloop {
             if constexpr (b_prepacked) bt = b.panel(jc + jr, pc);
             else bt = bp + jr * kc;
             int64_t b_ps = NR, b_js = 1;
-            if (!policy.pack_b) {
-              if (nr == NR) {
-                if constexpr (b_in_place_ok) {
-                  // b.v is panel-major: (j, p) at data + j * rs + p * cs.
-                  bt = b.v.data + (jc + jr) * b.v.rs + pc * b.v.cs;
-                  b_ps = b.v.cs;
-                  b_js = b.v.rs;
-                  // Streaming B is latency-bound: fetch the next panel while this one computes.
-                  if (b_ps == 1 && jr + 2 * NR <= nc)
-                    for (int j = 0; j < NR; ++j)
-                      for (int64_t p = 0; p < kc; p += int64_t(64 / sizeof(T)))
-                        __builtin_prefetch(bt + (NR + j) * b_js + p);
-                }
-              } else {
+            if constexpr (b_in_place_ok) {  // policy.pack_b is forced for every other operand
+              if (!policy.pack_b && nr == NR) {
+                // b.v is panel-major: (j, p) at data + j * rs + p * cs.
+                bt = b.v.data + (jc + jr) * b.v.rs + pc * b.v.cs;
+                b_ps = b.v.cs;
+                b_js = b.v.rs;
+                // Streaming B is latency-bound: fetch the next panel while this one computes.
+                if (b_ps == 1 && jr + 2 * NR <= nc)
+                  for (int j = 0; j < NR; ++j)
+                    for (int64_t p = 0; p < kc; p += int64_t(64 / sizeof(T)))
+                      __builtin_prefetch(bt + (NR + j) * b_js + p);
+              } else if (!policy.pack_b) {
                 T* bedge = static_cast<T*>(thread_pack_buffer(1).get(sizeof(T) * std::size_t(NR * kc)));
                 b.template pack<NR>(jc + jr, nr, pc, kc, bedge);
                 bt = bedge;
@@ -97,13 +97,11 @@ struct Mainloop {
               if constexpr (a_prepacked) at = a.panel(ic + ir, pc);
               else at = ap + ir * kc;
               int64_t a_ps = MR;
-              if (direct_a) {
-                if (mr == MR) {
-                  if constexpr (a_in_place_ok) {
-                    at = a.v.data + (ic + ir) * a.v.rs + pc * a.v.cs;
-                    a_ps = a.v.cs;
-                  }
-                } else {
+              if constexpr (a_in_place_ok) {  // policy.pack_a is forced for every other operand
+                if (direct_a && mr == MR) {
+                  at = a.v.data + (ic + ir) * a.v.rs + pc * a.v.cs;
+                  a_ps = a.v.cs;
+                } else if (direct_a) {
                   a.template pack<MR>(ic + ir, mr, pc, kc, ap);
                   at = ap;
                 }

@@ -44,15 +44,6 @@ struct PrepackedOperand {
 
   // The micro-panel holding rows [i0, i0 + W), from depth p0 on; reads advance by W per step.
   const T* panel(int64_t i0, int64_t p0) const { return data + (first + i0) / W * (depth * W) + p0 * W; }
-  // Also packable like any operand (a copy of the same values), e.g. for narrower edge kernels.
-  template <int W2, class T2>
-  void pack(int64_t i0, int64_t len, int64_t p0, int64_t kc, T2* dst) const {
-    static_assert(W2 == W, "a prepacked operand is read with the panel width it was packed for");
-    for (int64_t r = 0; r < len; r += W, dst += W * kc) {
-      const T* src = panel(i0 + r, p0);
-      for (int64_t q = 0; q < kc * W; ++q) dst[q] = T2(src[q]);
-    }
-  }
   PrepackedOperand shifted(int64_t i0) const { return {data, depth, first + i0}; }
 };
 

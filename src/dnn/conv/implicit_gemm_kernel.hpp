@@ -117,8 +117,7 @@ void prepare_filter(const ConvProblem& p, const float* w, float* out) {
   }
 }
 
-// The filter operand of group g as the mainloop reads it: prepared panels when the call has
-// them, else gathered from w (or, for a 1x1 convolution, read as a matrix view).
+// Group g's prepared filter panels as the mainloop reads them (W: the kernel's MR or NR).
 template <class Kernel, int W>
 tile::PrepackedOperand<float, W> prepared_operand(const ConvProblem& p, const ConvArgs& a, int64_t g) {
   return {a.prepared_w + g * prepared_group_floats<Kernel>(p), p.cg() * p.filter_spatial(), 0};
