@@ -14,14 +14,10 @@ namespace {
 constexpr std::string_view kAlgoNames[conv_algo_count] = {"direct",           "im2col_gemm",      "implicit_gemm",
                                                           "winograd_2x2_3x3", "winograd_4x4_3x3", "fft_tiled"};
 
-void check_algo(ConvAlgo a) {
-  check_arg(int(a) >= 0 && int(a) < conv_algo_count, "algo", "unknown ConvAlgo value " + std::to_string(int(a)));
-}
-
 // Runs with an explicit algorithm and caller workspace.
 void run_explicit(const Handle& h, const ConvDescs& d, ConvAlgo algo, const void* x, const void* w, const void* y,
                   const void* alpha, const void* beta, void* ws, std::size_t ws_bytes) {
-  check_algo(algo);
+  detail::check_algo(algo);
   const float a = detail::scalar_arg(alpha, "alpha"), b = detail::scalar_arg(beta, "beta");
   const auto p = detail::make_problem(h, d);
   detail::run_convolution(h, p, d, algo, x, w, y, a, b, ws, ws_bytes, nullptr, "requested by the caller");
@@ -43,7 +39,7 @@ std::vector<AlgoPerf> find(const Handle& h, const ConvDescs& d) {
   return detail::rank_by_measurement(h, detail::make_problem(h, d), d);
 }
 std::size_t workspace(const Handle& h, const ConvDescs& d, ConvAlgo algo) {
-  check_algo(algo);
+  detail::check_algo(algo);
   return detail::required_workspace(detail::make_problem(h, d), d, algo);
 }
 
@@ -158,7 +154,7 @@ void convolution_bias_activation_forward(const Handle& h, const void* alpha1, co
                                          std::size_t workspace_bytes, const void* alpha2, const void* z,
                                          const TensorDesc& bias_desc, const void* bias, Activation act,
                                          const TensorDesc& y_desc, void* y) {
-  check_algo(algo);
+  detail::check_algo(algo);
   const float a1 = detail::scalar_arg(alpha1, "alpha1");
   const float a2 = z ? detail::scalar_arg(alpha2, "alpha2") : 0.f;
   detail::check_activation(act);

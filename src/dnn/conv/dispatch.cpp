@@ -123,6 +123,19 @@ float scalar_arg(const void* p, const char* name) {
   return *static_cast<const float*>(p);
 }
 
+void check_algo(ConvAlgo a) {
+  check_arg(int(a) >= 0 && int(a) < conv_algo_count, "algo", "unknown ConvAlgo value " + std::to_string(int(a)));
+}
+
+AlignedArray<float> prepare_filter_data(const ConvProblem& p, ConvAlgo algo, const float* w) {
+  const ConvAlgorithm& a = conv_algorithm(algo);
+  const std::size_t floats = a.prepared_filter_floats(p);
+  if (floats == 0) return {};
+  AlignedArray<float> out = make_aligned<float>(floats);
+  a.prepare_filter(p, filter_origin(p, w), out.get());
+  return out;
+}
+
 void check_activation(Activation act) {
   check_arg(act == Activation::identity || act == Activation::relu || act == Activation::relu6 ||
                 act == Activation::sigmoid || act == Activation::tanh,

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "algorithm.hpp"
+#include "strata/core/memory.hpp"
 #include "strata/dnn/convolution.hpp"
 
 namespace strata::dnn::detail {
@@ -59,5 +60,10 @@ float apply_activation(Activation a, float v);
 // Argument checks shared by the public entry points (throw invalid_argument naming `name`).
 float scalar_arg(const void* p, const char* name);  // *p as a float
 void check_activation(Activation act);               // a known Activation ("act")
+void check_algo(ConvAlgo a);                         // a known ConvAlgo value ("algo")
+
+// The algorithm's prepared form of the f32 filter w for p (ConvAlgorithm::prepare_filter);
+// empty when the algorithm has none.
+AlignedArray<float> prepare_filter_data(const ConvProblem& p, ConvAlgo algo, const float* w);
 
 }  // namespace strata::dnn::detail

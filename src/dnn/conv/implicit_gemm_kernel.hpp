@@ -154,12 +154,13 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
           tile::gemm_operands<Kernel>(m, n, cg, alpha, prepared_operand<Kernel, Kernel::mr>(p, a, g),
                                       tile::b_operand(args.b), beta, yg, p.k, p.threads, bs, epi,
                                       tile::choose_pack_policy<Kernel>(args, bs));
-        } else if (prepared) {
-          tile::gemm_operands<Kernel>(m, n, geo.depth(), alpha, prepared_operand<Kernel, Kernel::mr>(p, a, g), image,
-                                      beta, yg, p.k, p.threads, bs, epi, tile::PackPolicy{});
         } else {
-          tile::gemm_operands<Kernel>(m, n, geo.depth(), alpha, filter, image, beta, yg, p.k, p.threads, bs, epi,
-                                      tile::PackPolicy{});
+          auto run = [&](const auto& filter_op) {
+            tile::gemm_operands<Kernel>(m, n, geo.depth(), alpha, filter_op, image, beta, yg, p.k, p.threads, bs, epi,
+                                        tile::PackPolicy{});
+          };
+          if (prepared) run(prepared_operand<Kernel, Kernel::mr>(p, a, g));
+          else run(filter);
         }
       });
       continue;
@@ -181,13 +182,13 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
           tile::gemm_operands<Kernel>(P, kg, cg, alpha, tile::a_operand(args.a),
                                       prepared_operand<Kernel, Kernel::nr>(p, a, g), beta, y + offset, ldc, p.threads,
                                       bs, epi, tile::choose_pack_policy<Kernel>(args, bs));
-        } else if (prepared) {
-          tile::gemm_operands<Kernel>(P, kg, geo.depth(), alpha, image.shifted(img * P),
-                                      prepared_operand<Kernel, Kernel::nr>(p, a, g), beta, y + offset, ldc, p.threads,
-                                      bs, epi, tile::PackPolicy{});
         } else {
-          tile::gemm_operands<Kernel>(P, kg, geo.depth(), alpha, image.shifted(img * P), filter, beta, y + offset, ldc,
-                                      p.threads, bs, epi, tile::PackPolicy{});
+          auto run = [&](const auto& filter_op) {
+            tile::gemm_operands<Kernel>(P, kg, geo.depth(), alpha, image.shifted(img * P), filter_op, beta, y + offset,
+                                        ldc, p.threads, bs, epi, tile::PackPolicy{});
+          };
+          if (prepared) run(prepared_operand<Kernel, Kernel::nr>(p, a, g));
+          else run(filter);
         }
       });
     }

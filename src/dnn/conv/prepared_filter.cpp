@@ -72,30 +72,28 @@ const PreparedFilter::Impl& PreparedFilter::impl() const { return *impl_; }
 
 PreparedFilter prepare_forward_filter(const Handle& h, const TensorDesc& x, const FilterDesc& w_desc, const void* w,
                                       const ConvDesc& conv, const TensorDesc& y, ConvAlgo algo) {
-  check_arg(int(algo) >= 0 && int(algo) < conv_algo_count, "algo", "unknown ConvAlgo value " + std::to_string(int(algo)));
+  detail::check_algo(algo);
   const ConvDescs d{ConvOp::forward, x, w_desc, conv, y};
   const ConvProblem p = detail::make_problem(h, d);
   if (p.dtype != DType::f32)
     throw_error(Status::not_supported, "w",
                 "prepared filters are f32; this filter is " + std::string(dtype_name(p.dtype)));
-  const detail::ConvAlgorithm& a = detail::conv_algorithm(algo);
-  const detail::Support s = a.supports(p);
-  if (!s.ok)
-    throw_error(Status::not_supported, "algo",
-                std::string(conv_algo_name(algo)) + " cannot compute this problem: " + s.reason);
+  (void)detail::required_workspace(p, d, algo);  // refuses an algorithm that cannot compute p
   check_arg(w_desc.element_count() == 0 || w != nullptr, "w", "w is null");
 
   auto f = std::make_shared<PreparedFilter::Impl>();
   f->algo = algo;
   f->desc = w_desc;
   f->problem = p;
-  const std::size_t own = a.prepared_filter_floats(p);
-  f->transformed = own > 0;
-  f->floats = own > 0 ? own : std::size_t(w_desc.element_count());
-  f->data = make_aligned<float>(std::max<std::size_t>(f->floats, 1));
   const float* wf = static_cast<const float*>(w);
-  if (f->transformed) a.prepare_filter(p, detail::filter_origin(p, wf), f->data.get());
-  else if (f->floats) std::memcpy(f->data.get(), wf, f->floats * sizeof(float));
+  f->data = detail::prepare_filter_data(p, algo, wf);
+  f->transformed = f->data.get() != nullptr;
+  f->floats = f->transformed ? detail::conv_algorithm(algo).prepared_filter_floats(p)
+                             : std::size_t(w_desc.element_count());
+  if (!f->transformed) {  // the algorithm reads w as given: keep a copy
+    f->data = make_aligned<float>(std::max<std::size_t>(f->floats, 1));
+    if (f->floats) std::memcpy(f->data.get(), wf, f->floats * sizeof(float));
+  }
   return PreparedFilter(std::move(f));
 }
 

@@ -98,10 +98,8 @@ std::vector<AlgoPerf> rank_by_measurement(const Handle& h, const ConvProblem& p,
     // smaller workspace.
     ConvProblem q = p;
     AlignedArray<float> ready;
-    const ConvAlgorithm& a = conv_algorithm(r.algo);
-    if (prepared && a.prepared_filter_floats(p) > 0) {
-      ready = make_aligned<float>(a.prepared_filter_floats(p));
-      a.prepare_filter(p, filter_origin(p, reinterpret_cast<const float*>(w.get())), ready.get());
+    if (prepared) ready = prepare_filter_data(p, r.algo, reinterpret_cast<const float*>(w.get()));
+    if (ready) {
       q.filter_prepared = true;
       r.workspace = required_workspace(q, d, r.algo);
     }
