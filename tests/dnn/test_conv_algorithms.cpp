@@ -159,6 +159,60 @@ TEST(ConvAlgorithms, ImplicitGemmServesBothLayoutsForwardAndSaysWhy) {
   }
 }
 
+// Few-channel channels-last inputs (the RGB stem) take implicit GEMM's row-band path: the
+// input rows each output row reads are copied into a zero-padded band and read in place by the
+// microkernel. Shapes aim at its edges: padding wider than the filter, ragged pixel tiles
+// (OW not a multiple of the tile), output channels not a multiple of the register tile,
+// row dilation, groups (channel runs inside wider pixels), a strided input view, 1 and 2
+// threads, alpha/beta.
+TEST(ConvAlgorithms, ImplicitGemmReadsFewChannelInputRowsInPlace) {
+  const std::vector<Spec> shapes{
+      {"stem", 2, 3, 20, 1, {23, 29}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
+      {"pad_gt_kernel", 1, 7, 33, 1, {9, 14}, {3, 3}, {4, 4}, {1, 1}, {1, 1}},
+      {"rect_stride3", 2, 5, 16, 1, {8, 13}, {3, 5}, {0, 2}, {1, 3}, {1, 1}},
+      {"row_dilation", 1, 4, 9, 1, {12, 11}, {3, 3}, {2, 1}, {1, 1}, {2, 1}},
+      {"groups", 2, 6, 8, 2, {7, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+  };
+  for (const Spec& s : shapes)
+    for (bool strided_x : {false, true})
+      for (int threads : {1, 2}) {
+        Handle h;
+        h.set_num_threads(threads);
+        Descs d = make_descs(s, Layout::nhwc, FilterLayout::krsc);
+        if (strided_x) {  // pixels C + 2 apart, rows padded too
+          const int64_t C = s.c, W = s.in[1], H = s.in[0], ps = C + 2, rs = W * ps + 5;
+          d.x = TensorDesc(DType::f32, {s.n, C, H, W}, {H * rs + 3, 1, rs, ps});
+        }
+        const auto ranked = get_forward_algorithms(h, d.x, d.w, d.conv, d.y);
+        for (const auto& r : ranked)
+          if (r.algo == ConvAlgo::implicit_gemm) {
+            EXPECT_NE(r.reason.find("read in place"), std::string::npos) << s.name << ": " << r.reason;
+          }
+        const auto x = random_floats(d.x.span(), 21), w = random_floats(d.w.element_count(), 22);
+        const std::vector<float> prior = random_floats(d.y.span(), 23);
+        const testref::Conv3d geo(d.x, d.w, d.conv, d.y);
+        const auto ref = testref::ref_forward(geo, to_double(x), to_double(w), d.y.span());
+        const auto offs = offsets_of(d.y.dims(), d.y.strides());
+        const int64_t reduction = d.w.element_count() / d.w.dim(0);
+        for (float beta : {0.f, 0.75f}) {
+          const float alpha = 1.25f;
+          std::vector<float> y = prior;
+          convolution_forward(h, &alpha, d.x, x.data(), d.w, w.data(), d.conv, ConvAlgo::implicit_gemm, nullptr, 0,
+                              &beta, d.y, y.data());
+          const std::string what = s.name + (strided_x ? " strided x" : "") + " threads=" + std::to_string(threads) +
+                                   " beta=" + std::to_string(beta);
+          EXPECT_EQ(check_against(y, ref, prior, alpha, beta, offs, reduction, ConvAlgo::implicit_gemm, what), 0);
+        }
+      }
+  // NCHW output keeps the gathering path (the band path writes channels-last tiles).
+  Handle h;
+  const Descs d = make_descs(shapes[0], Layout::nchw, FilterLayout::kcrs);
+  for (const auto& r : get_forward_algorithms(h, d.x, d.w, d.conv, d.y))
+    if (r.algo == ConvAlgo::implicit_gemm) {
+      EXPECT_EQ(r.reason.find("read in place"), std::string::npos) << r.reason;
+    }
+}
+
 TEST(ConvAlgorithms, StridedViewsRunOnDirectAndAreRefusedByPackedOnlyAlgorithms) {
   Handle h;
   h.set_num_threads(2);

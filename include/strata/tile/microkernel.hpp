@@ -53,23 +53,44 @@ struct MicroKernel {
   static void run(int64_t kc, const T* __restrict a, int64_t a_ps, const T* __restrict b, int64_t b_ps, int64_t b_js,
                   T* __restrict c, int64_t ldc, T alpha, T beta) {
     V acc[NR][NV];
+    start(acc, c, ldc);
+    // Packed panels (the common case) get a loop with compile-time strides: every load is a
+    // constant displacement from two pointers, with no stride registers to keep alive.
+    if (a_ps == mr && b_ps == NR && b_js == 1) accumulate<mr, NR, 1>(kc, a, mr, b, NR, 1, acc);
+    else accumulate<0, 0, 0>(kc, a, a_ps, b, b_ps, b_js, acc);
+    store(acc, c, ldc, alpha, beta);
+  }
+
+  // The tile over a depth read in `runs` pieces of `len` steps, B in place: piece r reads the
+  // packed A panel from step r * len on, and B at b + r * b_rs with element (p, j) at
+  // b[p + j * b_js]. What lets a convolution read its input rows where they lie (dnn's
+  // row-band implicit GEMM: one piece per filter row).
+  static void run_pieces(int64_t runs, int64_t len, const T* __restrict a, const T* __restrict b, int64_t b_rs,
+                         int64_t b_js, T* __restrict c, int64_t ldc, T alpha, T beta) {
+    V acc[NR][NV];
+    start(acc, c, ldc);
+    for (int64_t r = 0; r < runs; ++r) accumulate<mr, 1, 0>(len, a + r * len * mr, mr, b + r * b_rs, 1, b_js, acc);
+    store(acc, c, ldc, alpha, beta);
+  }
+
+  // Zeroes the accumulators and starts fetching the C tile, which is needed only after the k
+  // loop (columns of a large C are a page apart and would otherwise miss at the end).
+  // start and store are always inlined: the accumulators must stay in registers, and an
+  // out-of-line call taking their address keeps them in memory through the whole k loop.
+  [[gnu::always_inline]] static void start(V (&acc)[NR][NV], T* c, int64_t ldc) {
 #pragma GCC unroll 16
     for (int j = 0; j < NR; ++j)
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) acc[j][v] = V::zero();
-    // The C tile is needed only after the k loop: start fetching it now (columns of a large C
-    // are a page apart and would otherwise miss at the end).
 #pragma GCC unroll 16
     for (int j = 0; j < NR; ++j) {
       __builtin_prefetch(c + j * ldc, 1);
       __builtin_prefetch(c + j * ldc + mr - 1, 1);
     }
+  }
 
-    // Packed panels (the common case) get a loop with compile-time strides: every load is a
-    // constant displacement from two pointers, with no stride registers to keep alive.
-    if (a_ps == mr && b_ps == NR && b_js == 1) accumulate<mr, NR, 1>(kc, a, mr, b, NR, 1, acc);
-    else accumulate<0, 0, 0>(kc, a, a_ps, b, b_ps, b_js, acc);
-
+  // C := alpha * acc + beta * C; beta == 0 never reads C.
+  [[gnu::always_inline]] static void store(const V (&acc)[NR][NV], T* __restrict c, int64_t ldc, T alpha, T beta) {
     const V va = V::set1(alpha);
     if (beta == T(0)) {
 #pragma GCC unroll 16

@@ -21,6 +21,10 @@ class ImplicitGemmAlgorithm final : public ConvAlgorithm {
   ConvAlgo id() const override { return ConvAlgo::implicit_gemm; }
   Support supports(const ConvProblem& p) const override {
     if (p.op != ConvOp::forward) return Support::no("forward only (backward passes use im2col or direct)");
+    if (band_serves(p))
+      return Support::yes(
+          "output channels contiguous, few input channels: filter x input rows read in place (one zero-padded "
+          "band of rows per output row), no gather");
     if (implicit_gemm_channels_last(p))
       return Support::yes("output channels contiguous: one GEMM per group, filter x gathered input, no column buffer");
     if (implicit_gemm_pixels_first(p))

@@ -10,6 +10,7 @@
 #pragma once
 #include <array>
 
+#include "implicit_gemm_band.hpp"
 #include "problem.hpp"
 #include "strata/core/cpu.hpp"
 #include "strata/tile/conv_operand.hpp"
@@ -154,6 +155,15 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
           tile::gemm_operands<Kernel>(m, n, cg, alpha, prepared_operand<Kernel, Kernel::mr>(p, a, g),
                                       tile::b_operand(args.b), beta, yg, p.k, p.threads, bs, epi,
                                       tile::choose_pack_policy<Kernel>(args, bs));
+        } else if (band_serves(p)) {
+          const float* panels = prepared ? a.prepared_w + g * prepared_group_floats<Kernel>(p) : nullptr;
+          if (!prepared) {
+            float* packed = static_cast<float*>(
+                tile::thread_pack_buffer(0).get(sizeof(float) * std::size_t(prepared_group_floats<Kernel>(p))));
+            filter.template pack<Kernel::mr>(0, kg, 0, geo.depth(), packed);
+            panels = packed;
+          }
+          run_band<Kernel>(p, geo, panels, yg, p.k, alpha, beta, epi);
         } else {
           auto run = [&](const auto& filter_op) {
             tile::gemm_operands<Kernel>(m, n, geo.depth(), alpha, filter_op, image, beta, yg, p.k, p.threads, bs, epi,
