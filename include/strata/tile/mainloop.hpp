@@ -106,18 +106,7 @@ struct Mainloop {
                   at = ap;
                 }
               }
-              if (mr == MR && nr == NR) {
-                Kernel::run(kc, at, a_ps, bt, b_ps, b_js, ct, ldc, alpha, beta_step);
-              } else {
-                // Same arithmetic as a full tile, on a copy of the valid part of C; through a
-                // narrower kernel when the edge fits one.
-                if (beta_step != T(0))
-                  for (int64_t j = 0; j < nr; ++j)
-                    for (int64_t i = 0; i < mr; ++i) edge[i + j * MR] = ct[i + j * ldc];
-                run_edge(mr, nr, kc, at, a_ps, bt, b_ps, b_js, edge, alpha, beta_step);
-                for (int64_t j = 0; j < nr; ++j)
-                  for (int64_t i = 0; i < mr; ++i) ct[i + j * ldc] = edge[i + j * MR];
-              }
+              run_tile(mr, nr, kc, at, a_ps, bt, b_ps, b_js, ct, ldc, alpha, beta_step, edge);
             }
             // The epilogue visits the finished mc x nr column panel while it is still in L1/L2:
             // one program run per panel rather than per micro-tile, so its per-step cost is
@@ -132,17 +121,26 @@ struct Mainloop {
 
   static int64_t round_up(int64_t x, int64_t u) { return (x + u - 1) / u * u; }
 
-  // An edge tile (mr <= MR, nr <= NR) into `edge` (leading dimension MR): the half-height or
-  // half-width kernel when the kernel has them and the edge fits, else the full kernel.
+  // One micro-tile of C (mr <= MR, nr <= NR); a ragged one through a narrower kernel when it
+  // fits one.
+  static void run_tile(int64_t mr, int64_t nr, int64_t kc, const T* at, int64_t a_ps, const T* bt, int64_t b_ps,
+                   int64_t b_js, T* ct, int64_t ldc, T alpha, T beta, T* edge) {
+    ragged_tile<MR, NR>(mr, nr, ct, ldc, beta, edge, [&](T* c, int64_t ld) {
+      run_edge(mr, nr, kc, at, a_ps, bt, b_ps, b_js, c, ld, alpha, beta);
+    });
+  }
+
+  // A tile (mr <= MR, nr <= NR) into c: the half-height or half-width kernel when the kernel
+  // has them and the tile fits, else the full kernel.
   static void run_edge(int64_t mr, int64_t nr, int64_t kc, const T* at, int64_t a_ps, const T* bt, int64_t b_ps,
-                       int64_t b_js, T* edge, T alpha, T beta) {
+                       int64_t b_js, T* c, int64_t ldc, T alpha, T beta) {
     if constexpr (requires { typename Kernel::HalfRows; typename Kernel::HalfCols; }) {
       if (Kernel::HalfRows::mr < MR && mr <= Kernel::HalfRows::mr)
-        return Kernel::HalfRows::run(kc, at, a_ps, bt, b_ps, b_js, edge, MR, alpha, beta);
+        return Kernel::HalfRows::run(kc, at, a_ps, bt, b_ps, b_js, c, ldc, alpha, beta);
       if (Kernel::HalfCols::nr < NR && nr <= Kernel::HalfCols::nr)
-        return Kernel::HalfCols::run(kc, at, a_ps, bt, b_ps, b_js, edge, MR, alpha, beta);
+        return Kernel::HalfCols::run(kc, at, a_ps, bt, b_ps, b_js, c, ldc, alpha, beta);
     }
-    Kernel::run(kc, at, a_ps, bt, b_ps, b_js, edge, MR, alpha, beta);
+    Kernel::run(kc, at, a_ps, bt, b_ps, b_js, c, ldc, alpha, beta);
   }
 };
 

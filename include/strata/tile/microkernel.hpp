@@ -28,8 +28,10 @@ struct MicroKernel {
 
   // acc += A B over kc steps. Strides given as template arguments (non-zero) are used as
   // constants; zero means "use the run-time value".
+  // Always inlined, as start and store are: the accumulators stay in registers only while the
+  // whole tile is one function (an out-of-line call taking their address keeps them in memory).
   template <int APS, int BPS, int BJS>
-  static void accumulate(int64_t kc, const T* __restrict a, int64_t a_ps, const T* __restrict b, int64_t b_ps,
+  [[gnu::always_inline]] static void accumulate(int64_t kc, const T* __restrict a, int64_t a_ps, const T* __restrict b, int64_t b_ps,
                          int64_t b_js, V (&acc)[NR][NV]) {
     if constexpr (APS != 0) a_ps = APS;
     if constexpr (BPS != 0) b_ps = BPS;
@@ -75,8 +77,6 @@ struct MicroKernel {
 
   // Zeroes the accumulators and starts fetching the C tile, which is needed only after the k
   // loop (columns of a large C are a page apart and would otherwise miss at the end).
-  // start and store are always inlined: the accumulators must stay in registers, and an
-  // out-of-line call taking their address keeps them in memory through the whole k loop.
   [[gnu::always_inline]] static void start(V (&acc)[NR][NV], T* c, int64_t ldc) {
 #pragma GCC unroll 16
     for (int j = 0; j < NR; ++j)
@@ -109,5 +109,20 @@ struct MicroKernel {
     }
   }
 };
+
+// A micro-tile of C of rows x cols (at most MR x NR). run(c, ldc) writes a whole MR x NR tile,
+// so a ragged one runs on a copy of its valid part (edge: MR x NR, leading dimension MR) that
+// is copied back: the same arithmetic as a full tile, and nothing outside C is touched.
+// beta == 0 never reads C.
+template <int MR, int NR, class T, class Run>
+void ragged_tile(int64_t rows, int64_t cols, T* c, int64_t ldc, T beta, T* edge, Run&& run) {
+  if (rows == MR && cols == NR) return run(c, ldc);
+  if (beta != T(0))
+    for (int64_t j = 0; j < cols; ++j)
+      for (int64_t i = 0; i < rows; ++i) edge[i + j * MR] = c[i + j * ldc];
+  run(edge, int64_t(MR));
+  for (int64_t j = 0; j < cols; ++j)
+    for (int64_t i = 0; i < rows; ++i) c[i + j * ldc] = edge[i + j * MR];
+}
 
 STRATA_TILE_NS_END

@@ -24,6 +24,7 @@
 #include "strata/core/cpu.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/tile/conv_operand.hpp"
+#include "strata/tile/microkernel.hpp"
 #include "strata/tile/workspace.hpp"
 
 namespace strata::dnn::detail {
@@ -94,18 +95,10 @@ void run_band(const ConvProblem& p, const tile::ConvGeometry& geo, const float* 
         const int64_t pixel = q * OW + ow0;
         for (int64_t i = 0; i < panels; ++i) {
           const float* a = filter_panels + i * depth * MR;
-          float* c = yg + i * MR + pixel * ldc;
-          const int64_t rows = std::min<int64_t>(MR, kg - i * MR);
-          if (rows == MR && live == NR) {
-            Kernel::run_pieces(R, run, a, b, row_floats, b_js, c, ldc, alpha, beta);
-            continue;
-          }
-          if (beta != 0.f)
-            for (int64_t j = 0; j < live; ++j)
-              for (int64_t m = 0; m < rows; ++m) edge[m + j * MR] = c[m + j * ldc];
-          Kernel::run_pieces(R, run, a, b, row_floats, b_js, edge, MR, alpha, beta);
-          for (int64_t j = 0; j < live; ++j)
-            for (int64_t m = 0; m < rows; ++m) c[m + j * ldc] = edge[m + j * MR];
+          tile::ragged_tile<MR, NR>(std::min<int64_t>(MR, kg - i * MR), live, yg + i * MR + pixel * ldc, ldc, beta,
+                                    edge, [&](float* c, int64_t ld) {
+                                      Kernel::run_pieces(R, run, a, b, row_floats, b_js, c, ld, alpha, beta);
+                                    });
         }
         if constexpr (!Epilogue::is_identity) epi(yg + pixel * ldc, ldc, 0, pixel, kg, live);
       }
