@@ -44,11 +44,14 @@ TensorDesc::TensorDesc(DType dtype, std::vector<int64_t> dims, std::vector<int64
     : dtype_(dtype), dims_(std::move(dims)), strides_(std::move(strides)) {
   check_arg(dtype_ == DType::f32 || dtype_ == DType::f16 || dtype_ == DType::bf16 || dtype_ == DType::i8, "dtype",
             "tensor dtype must be f32, f16, bf16 or i8");
-  check_arg(dims_.size() >= 3 && dims_.size() <= 5, "dims",
-            "a tensor has N, C and 1 to 3 spatial dimensions (rank 3..5), got rank " + std::to_string(dims_.size()));
+  check_arg(dims_.size() >= 3 && dims_.size() <= 5, "dims", [&] {
+    return "a tensor has N, C and 1 to 3 spatial dimensions (rank 3..5), got rank " + std::to_string(dims_.size());
+  });
   check_arg(strides_.size() == dims_.size(), "strides", "need one stride per dimension");
-  for (int64_t d : dims_) check_arg(d >= 0, "dims", "dimensions must be >= 0, got [" + join(dims_) + "]");
-  for (int64_t s : strides_) check_arg(s >= 1, "strides", "strides must be >= 1, got [" + join(strides_) + "]");
+  for (int64_t d : dims_)
+    check_arg(d >= 0, "dims", [&] { return "dimensions must be >= 0, got [" + join(dims_) + "]"; });
+  for (int64_t s : strides_)
+    check_arg(s >= 1, "strides", [&] { return "strides must be >= 1, got [" + join(strides_) + "]"; });
   // No two elements may share an address: sorted by stride, each stride must step over the
   // whole extent of the dimensions inside it.
   std::vector<std::size_t> idx(dims_.size());
@@ -58,15 +61,16 @@ TensorDesc::TensorDesc(DType dtype, std::vector<int64_t> dims, std::vector<int64
   for (std::size_t i : idx) {
     if (dims_[i] <= 1) continue;
     check_arg(strides_[i] >= extent, "strides",
-              "strides [" + join(strides_) + "] make elements overlap for dims [" + join(dims_) + "]");
+              [&] { return "strides [" + join(strides_) + "] make elements overlap for dims [" + join(dims_) + "]"; });
     extent = strides_[i] * dims_[i];
   }
 }
 
 TensorDesc TensorDesc::packed(DType dtype, Layout layout, std::vector<int64_t> dims) {
-  check_arg(dims.size() >= 3 && dims.size() <= 5, "dims",
-            "a tensor has N, C and 1 to 3 spatial dimensions (rank 3..5), got rank " + std::to_string(dims.size()));
-  for (int64_t d : dims) check_arg(d >= 0, "dims", "dimensions must be >= 0, got [" + join(dims) + "]");
+  check_arg(dims.size() >= 3 && dims.size() <= 5, "dims", [&] {
+    return "a tensor has N, C and 1 to 3 spatial dimensions (rank 3..5), got rank " + std::to_string(dims.size());
+  });
+  for (int64_t d : dims) check_arg(d >= 0, "dims", [&] { return "dimensions must be >= 0, got [" + join(dims) + "]"; });
   auto strides = packed_strides(layout, dims);
   return TensorDesc(dtype, std::move(dims), std::move(strides));
 }
@@ -97,10 +101,12 @@ FilterDesc::FilterDesc(DType dtype, FilterLayout layout, std::vector<int64_t> di
     : dtype_(dtype), layout_(layout), dims_(std::move(dims)) {
   check_arg(dtype_ == DType::f32 || dtype_ == DType::f16 || dtype_ == DType::bf16 || dtype_ == DType::i8, "dtype",
             "filter dtype must be f32, f16, bf16 or i8");
-  check_arg(dims_.size() >= 3 && dims_.size() <= 5, "dims",
-            "a filter has K, C/groups and 1 to 3 spatial dimensions (rank 3..5), got rank " +
-                std::to_string(dims_.size()));
-  for (int64_t d : dims_) check_arg(d >= 1, "dims", "filter dimensions must be >= 1, got [" + join(dims_) + "]");
+  check_arg(dims_.size() >= 3 && dims_.size() <= 5, "dims", [&] {
+    return "a filter has K, C/groups and 1 to 3 spatial dimensions (rank 3..5), got rank " +
+           std::to_string(dims_.size());
+  });
+  for (int64_t d : dims_)
+    check_arg(d >= 1, "dims", [&] { return "filter dimensions must be >= 1, got [" + join(dims_) + "]"; });
 }
 
 std::vector<int64_t> FilterDesc::strides() const {
@@ -124,10 +130,12 @@ ConvDesc::ConvDesc(std::vector<int64_t> pads, std::vector<int64_t> strides, std:
   check_arg(!pads_.empty() && pads_.size() <= 3, "pads", "a convolution has 1 to 3 spatial dimensions");
   check_arg(strides_.size() == pads_.size(), "strides", "need one stride per padded dimension");
   check_arg(dilations_.size() == pads_.size(), "dilations", "need one dilation per padded dimension");
-  for (int64_t p : pads_) check_arg(p >= 0, "pads", "padding must be >= 0, got [" + join(pads_) + "]");
-  for (int64_t s : strides_) check_arg(s >= 1, "strides", "strides must be >= 1, got [" + join(strides_) + "]");
-  for (int64_t d : dilations_) check_arg(d >= 1, "dilations", "dilations must be >= 1, got [" + join(dilations_) + "]");
-  check_arg(groups_ >= 1, "groups", "groups must be >= 1, got " + std::to_string(groups_));
+  for (int64_t p : pads_) check_arg(p >= 0, "pads", [&] { return "padding must be >= 0, got [" + join(pads_) + "]"; });
+  for (int64_t s : strides_)
+    check_arg(s >= 1, "strides", [&] { return "strides must be >= 1, got [" + join(strides_) + "]"; });
+  for (int64_t d : dilations_)
+    check_arg(d >= 1, "dilations", [&] { return "dilations must be >= 1, got [" + join(dilations_) + "]"; });
+  check_arg(groups_ >= 1, "groups", [&] { return "groups must be >= 1, got " + std::to_string(groups_); });
   check_arg(mode_ == ConvMode::cross_correlation || mode_ == ConvMode::convolution, "mode", "unknown ConvMode");
 }
 
@@ -137,26 +145,31 @@ std::string ConvDesc::str() const {
 }
 
 std::vector<int64_t> conv_output_dims(const TensorDesc& x, const FilterDesc& w, const ConvDesc& conv) {
-  check_arg(x.spatial_rank() == conv.spatial_rank(), "conv",
-            "the convolution has " + std::to_string(conv.spatial_rank()) + " spatial dimensions, x has " +
-                std::to_string(x.spatial_rank()));
-  check_arg(w.spatial_rank() == conv.spatial_rank(), "w",
-            "the filter has " + std::to_string(w.spatial_rank()) + " spatial dimensions, the convolution " +
-                std::to_string(conv.spatial_rank()));
-  check_arg(x.dim(1) == w.dim(1) * conv.groups(), "w",
-            "x has " + std::to_string(x.dim(1)) + " channels but the filter expects " + std::to_string(w.dim(1)) +
-                " per group x " + std::to_string(conv.groups()) + " groups");
-  check_arg(w.dim(0) % conv.groups() == 0, "w",
-            "the filter's K = " + std::to_string(w.dim(0)) + " is not divisible by groups = " +
-                std::to_string(conv.groups()));
+  check_arg(x.spatial_rank() == conv.spatial_rank(), "conv", [&] {
+    return "the convolution has " + std::to_string(conv.spatial_rank()) + " spatial dimensions, x has " +
+           std::to_string(x.spatial_rank());
+  });
+  check_arg(w.spatial_rank() == conv.spatial_rank(), "w", [&] {
+    return "the filter has " + std::to_string(w.spatial_rank()) + " spatial dimensions, the convolution " +
+           std::to_string(conv.spatial_rank());
+  });
+  check_arg(x.dim(1) == w.dim(1) * conv.groups(), "w", [&] {
+    return "x has " + std::to_string(x.dim(1)) + " channels but the filter expects " + std::to_string(w.dim(1)) +
+           " per group x " + std::to_string(conv.groups()) + " groups";
+  });
+  check_arg(w.dim(0) % conv.groups() == 0, "w", [&] {
+    return "the filter's K = " + std::to_string(w.dim(0)) +
+           " is not divisible by groups = " + std::to_string(conv.groups());
+  });
   std::vector<int64_t> out{x.dim(0), w.dim(0)};
   for (int i = 0; i < conv.spatial_rank(); ++i) {
     const auto si = std::size_t(i);
     const int64_t extent = conv.dilations()[si] * (w.dim(i + 2) - 1) + 1;
     const int64_t padded = x.dim(i + 2) + 2 * conv.pads()[si];
-    check_arg(padded >= extent, "w",
-              "the dilated filter (" + std::to_string(extent) + ") is larger than the padded input (" +
-                  std::to_string(padded) + ") in spatial dimension " + std::to_string(i));
+    check_arg(padded >= extent, "w", [&] {
+      return "the dilated filter (" + std::to_string(extent) + ") is larger than the padded input (" +
+             std::to_string(padded) + ") in spatial dimension " + std::to_string(i);
+    });
     out.push_back((padded - extent) / conv.strides()[si] + 1);
   }
   return out;

@@ -57,9 +57,10 @@ void copy(void* dst, Device dst_dev, const void* src, Device src_dev, std::size_
     std::memmove(dst, src, bytes);
     return;
   }
-  check_arg(is_cuda(stream.device()) && (stream.device() == dst_dev || stream.device() == src_dev),
-            "stream", "a copy involving " + (is_cuda(dst_dev) ? dst_dev : src_dev).name() +
-                          " must be ordered on a stream of that device");
+  check_arg(is_cuda(stream.device()) && (stream.device() == dst_dev || stream.device() == src_dev), "stream", [&] {
+    return "a copy involving " + (is_cuda(dst_dev) ? dst_dev : src_dev).name() +
+           " must be ordered on a stream of that device";
+  });
   using K = cuda_backend::CopyKind;
   K kind = is_cuda(dst_dev) && is_cuda(src_dev) ? K::device_to_device
            : is_cuda(dst_dev)                   ? K::host_to_device

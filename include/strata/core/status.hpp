@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace strata {
 
@@ -36,6 +37,12 @@ class Error : public std::runtime_error {
 // Argument check used at every public entry point: throws invalid_argument naming `argument`.
 inline void check_arg(bool ok, std::string_view argument, std::string_view message) {
   if (!ok) throw_error(Status::invalid_argument, argument, message);
+}
+// The same with a message that is formatted (sizes, names) only when the check fails: built
+// eagerly, such messages cost microseconds on every successful call of a small operation.
+template <class Message, class = std::enable_if_t<std::is_invocable_v<Message>>>
+inline void check_arg(bool ok, std::string_view argument, Message&& message) {
+  if (!ok) throw_error(Status::invalid_argument, argument, std::string(message()));
 }
 
 }  // namespace strata

@@ -58,7 +58,10 @@ struct MicroKernel {
     start(acc, c, ldc);
     // Packed panels (the common case) get a loop with compile-time strides: every load is a
     // constant displacement from two pointers, with no stride registers to keep alive.
+    // B read in place with contiguous columns (NN/TN with a packed A) keeps only B's column
+    // stride in registers.
     if (a_ps == mr && b_ps == NR && b_js == 1) accumulate<mr, NR, 1>(kc, a, mr, b, NR, 1, acc);
+    else if (a_ps == mr && b_ps == 1) accumulate<mr, 1, 0>(kc, a, mr, b, 1, b_js, acc);
     else accumulate<0, 0, 0>(kc, a, a_ps, b, b_ps, b_js, acc);
     store(acc, c, ldc, alpha, beta);
   }

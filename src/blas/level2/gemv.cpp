@@ -92,7 +92,7 @@ void gbmv(const Handle& h, Op trans, index_t m, index_t n, index_t kl, index_t k
   check_dim(n, "n");
   check_dim(kl, "kl");
   check_dim(ku, "ku");
-  check_arg(lda >= kl + ku + 1, "lda", "must be >= kl + ku + 1");
+  check_arg(lda >= kl + ku + 1, "lda", [&] { return "must be >= kl + ku + 1"; });
   check_inc(incx, "incx");
   check_inc(incy, "incy");
   if (m == 0 || n == 0 || (alpha == T(0) && beta == T(1))) return;

@@ -90,7 +90,7 @@ void sbmv(const Handle& h, Uplo uplo, index_t n, index_t k, T alpha, const T* A,
           index_t incx, T beta, T* y, index_t incy) {
   check_sym(uplo, n);
   check_dim(k, "k");
-  check_arg(lda >= k + 1, "lda", "must be >= k + 1");
+  check_arg(lda >= k + 1, "lda", [&] { return "must be >= k + 1"; });
   check_inc(incx, "incx");
   check_inc(incy, "incy");
   symmetric_mv<T, false>(h, TriStorage<const T>::band(A, n, uplo == Uplo::upper, k, lda), alpha, x, incx, beta, y,
@@ -121,7 +121,7 @@ void hbmv(const Handle& h, Uplo uplo, index_t n, index_t k, T alpha, const T* A,
           index_t incx, T beta, T* y, index_t incy) {
   check_sym(uplo, n);
   check_dim(k, "k");
-  check_arg(lda >= k + 1, "lda", "must be >= k + 1");
+  check_arg(lda >= k + 1, "lda", [&] { return "must be >= k + 1"; });
   check_inc(incx, "incx");
   check_inc(incy, "incy");
   symmetric_mv<T, true>(h, TriStorage<const T>::band(A, n, uplo == Uplo::upper, k, lda), alpha, x, incx, beta, y,

@@ -138,7 +138,7 @@ void tbmv(const Handle& h, Uplo uplo, Op trans, Diag diag, index_t n, index_t k,
           index_t incx) {
   check_tri(uplo, trans, diag, n);
   check_dim(k, "k");
-  check_arg(lda >= k + 1, "lda", "must be >= k + 1");
+  check_arg(lda >= k + 1, "lda", [&] { return "must be >= k + 1"; });
   check_inc(incx, "incx");
   run(h, false, TriStorage<const T>::band(A, n, uplo == Uplo::upper, k, lda), trans, diag, x, incx);
 }
@@ -163,7 +163,7 @@ void tbsv(const Handle& h, Uplo uplo, Op trans, Diag diag, index_t n, index_t k,
           index_t incx) {
   check_tri(uplo, trans, diag, n);
   check_dim(k, "k");
-  check_arg(lda >= k + 1, "lda", "must be >= k + 1");
+  check_arg(lda >= k + 1, "lda", [&] { return "must be >= k + 1"; });
   check_inc(incx, "incx");
   run(h, true, TriStorage<const T>::band(A, n, uplo == Uplo::upper, k, lda), trans, diag, x, incx);
 }

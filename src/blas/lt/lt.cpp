@@ -90,7 +90,7 @@ void check_layout(const MatrixLayout& l, const char* name) {
   check_arg(l.order == Order::col_major || l.order == Order::row_major, n, "order must be col_major or row_major");
   const index_t extent = l.order == Order::col_major ? l.rows : l.cols;
   check_arg(l.ld >= std::max<index_t>(1, extent), n,
-            "leading dimension " + std::to_string(l.ld) + " is smaller than " + std::to_string(extent));
+            [&] { return "leading dimension " + std::to_string(l.ld) + " is smaller than " + std::to_string(extent); });
   check_arg(l.batch_count >= 1, n, "batch_count must be >= 1");
   check_arg(l.batch_stride >= 0, n, "batch_stride must be >= 0");
 }
@@ -113,9 +113,13 @@ Shape validate(const MatmulDesc& desc, const MatrixLayout& a, const MatrixLayout
   s.k = desc.transa == Op::N ? a.cols : a.rows;
   const index_t kb = desc.transb == Op::N ? b.rows : b.cols;
   s.n = desc.transb == Op::N ? b.cols : b.rows;
-  check_arg(kb == s.k, "b", "op(B) has " + std::to_string(kb) + " rows but op(A) has " + std::to_string(s.k) + " columns");
-  check_arg(d.rows == s.m && d.cols == s.n, "d", "D must be " + std::to_string(s.m) + " x " + std::to_string(s.n));
-  check_arg(c.rows == s.m && c.cols == s.n, "c", "C must be " + std::to_string(s.m) + " x " + std::to_string(s.n));
+  check_arg(kb == s.k, "b", [&] {
+    return "op(B) has " + std::to_string(kb) + " rows but op(A) has " + std::to_string(s.k) + " columns";
+  });
+  check_arg(d.rows == s.m && d.cols == s.n, "d",
+            [&] { return "D must be " + std::to_string(s.m) + " x " + std::to_string(s.n); });
+  check_arg(c.rows == s.m && c.cols == s.n, "c",
+            [&] { return "C must be " + std::to_string(s.m) + " x " + std::to_string(s.n); });
   check_arg(c.order == d.order, "c", "C and D must have the same order");
   s.batch = d.batch_count;
   for (auto [l, name] : {std::pair{&a, "a"}, std::pair{&b, "b"}, std::pair{&c, "c"}})

@@ -51,18 +51,22 @@ const float* filter_origin(const ConvProblem& p, const float* w) {
 
 ConvProblem make_problem(const Handle& h, const ConvDescs& d) {
   const int sr = d.conv.spatial_rank();
-  check_arg(d.x.spatial_rank() == sr, d.x_name(),
-            std::string(d.x_name()) + " has " + std::to_string(d.x.spatial_rank()) +
-                " spatial dimensions, the convolution descriptor " + std::to_string(sr));
-  check_arg(d.y.spatial_rank() == sr, d.y_name(),
-            std::string(d.y_name()) + " has " + std::to_string(d.y.spatial_rank()) +
-                " spatial dimensions, the convolution descriptor " + std::to_string(sr));
-  check_arg(d.w.dtype() == d.x.dtype(), d.w_name(),
-            std::string(d.w_name()) + " is " + std::string(dtype_name(d.w.dtype())) + " but " + d.x_name() + " is " +
-                std::string(dtype_name(d.x.dtype())) + "; all tensors of one call share a dtype");
-  check_arg(d.y.dtype() == d.x.dtype(), d.y_name(),
-            std::string(d.y_name()) + " is " + std::string(dtype_name(d.y.dtype())) + " but " + d.x_name() + " is " +
-                std::string(dtype_name(d.x.dtype())) + "; all tensors of one call share a dtype");
+  check_arg(d.x.spatial_rank() == sr, d.x_name(), [&] {
+    return std::string(d.x_name()) + " has " + std::to_string(d.x.spatial_rank()) +
+           " spatial dimensions, the convolution descriptor " + std::to_string(sr);
+  });
+  check_arg(d.y.spatial_rank() == sr, d.y_name(), [&] {
+    return std::string(d.y_name()) + " has " + std::to_string(d.y.spatial_rank()) +
+           " spatial dimensions, the convolution descriptor " + std::to_string(sr);
+  });
+  check_arg(d.w.dtype() == d.x.dtype(), d.w_name(), [&] {
+    return std::string(d.w_name()) + " is " + std::string(dtype_name(d.w.dtype())) + " but " + d.x_name() + " is " +
+           std::string(dtype_name(d.x.dtype())) + "; all tensors of one call share a dtype";
+  });
+  check_arg(d.y.dtype() == d.x.dtype(), d.y_name(), [&] {
+    return std::string(d.y_name()) + " is " + std::string(dtype_name(d.y.dtype())) + " but " + d.x_name() + " is " +
+           std::string(dtype_name(d.x.dtype())) + "; all tensors of one call share a dtype";
+  });
   std::vector<int64_t> out;
   try {
     out = conv_output_dims(d.x, d.w, d.conv);
@@ -71,10 +75,10 @@ ConvProblem make_problem(const Handle& h, const ConvDescs& d) {
     const std::string arg = e.argument() == "w" ? d.w_name() : e.argument() == "x" ? d.x_name() : e.argument();
     throw Error(e.status(), arg, e.what());
   }
-  check_arg(d.y.dims() == out, d.y_name(),
-            std::string(d.y_name()) + " has dims " + dims_str(d.y.dims()) + " but the convolution of " + d.x_name() +
-                " " + dims_str(d.x.dims()) + " with " + d.w_name() + " " + dims_str(d.w.dims()) + " gives " +
-                dims_str(out));
+  check_arg(d.y.dims() == out, d.y_name(), [&] {
+    return std::string(d.y_name()) + " has dims " + dims_str(d.y.dims()) + " but the convolution of " + d.x_name() +
+           " " + dims_str(d.x.dims()) + " with " + d.w_name() + " " + dims_str(d.w.dims()) + " gives " + dims_str(out);
+  });
 
   ConvProblem p;
   p.op = d.op;
@@ -119,12 +123,13 @@ std::size_t required_workspace(const ConvProblem& p, const ConvDescs& d, ConvAlg
 }
 
 float scalar_arg(const void* p, const char* name) {
-  check_arg(p != nullptr, name, std::string(name) + " is null (it points to a float)");
+  check_arg(p != nullptr, name, [&] { return std::string(name) + " is null (it points to a float)"; });
   return *static_cast<const float*>(p);
 }
 
 void check_algo(ConvAlgo a) {
-  check_arg(int(a) >= 0 && int(a) < conv_algo_count, "algo", "unknown ConvAlgo value " + std::to_string(int(a)));
+  check_arg(int(a) >= 0 && int(a) < conv_algo_count, "algo",
+            [&] { return "unknown ConvAlgo value " + std::to_string(int(a)); });
 }
 
 AlignedArray<float> prepare_filter_data(const ConvProblem& p, ConvAlgo algo, const float* w) {
@@ -163,15 +168,17 @@ void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, 
     throw_error(Status::insufficient_workspace, "workspace_bytes",
                 std::string(conv_algo_name(algo)) + " needs " + std::to_string(need) + " bytes of workspace, got " +
                     std::to_string(workspace_bytes));
-  check_arg(need == 0 || workspace != nullptr, "workspace", "workspace is null but " + std::to_string(need) + " bytes are needed");
-  check_arg(d.x.element_count() == 0 || x != nullptr, d.x_name(), std::string(d.x_name()) + " is null");
-  check_arg(d.w.element_count() == 0 || w != nullptr, d.w_name(), std::string(d.w_name()) + " is null");
-  check_arg(d.y.element_count() == 0 || y != nullptr, d.y_name(), std::string(d.y_name()) + " is null");
+  check_arg(need == 0 || workspace != nullptr, "workspace",
+            [&] { return "workspace is null but " + std::to_string(need) + " bytes are needed"; });
+  check_arg(d.x.element_count() == 0 || x != nullptr, d.x_name(), [&] { return std::string(d.x_name()) + " is null"; });
+  check_arg(d.w.element_count() == 0 || w != nullptr, d.w_name(), [&] { return std::string(d.w_name()) + " is null"; });
+  check_arg(d.y.element_count() == 0 || y != nullptr, d.y_name(), [&] { return std::string(d.y_name()) + " is null"; });
   if (epi && epi->bias) {
     const TensorDesc& b = *epi->bias_desc;
     std::vector<int64_t> want(std::size_t(d.y.rank()), 1);
     want[1] = p.k;
-    check_arg(b.dims() == want, "bias", "bias must have dims " + dims_str(want) + ", got " + dims_str(b.dims()));
+    check_arg(b.dims() == want, "bias",
+              [&] { return "bias must have dims " + dims_str(want) + ", got " + dims_str(b.dims()); });
     check_arg(b.dtype() == d.y.dtype(), "bias", "bias must have y's dtype");
   }
 

@@ -45,10 +45,11 @@ const PreparedFilter::Impl& checked(const PreparedFilter& w) {
 ConvProblem prepared_problem(const Handle& h, const ConvDescs& d, const PreparedFilter::Impl& f) {
   ConvProblem p = detail::make_problem(h, d);
   const std::string what = first_mismatch(f.problem, p);
-  check_arg(what.empty(), "w",
-            "w was prepared for another " + what + ": prepared for '" + f.problem.str() + "' (" +
-                std::string(isa_name(f.problem.isa)) + "), called with '" + p.str() + "' (" +
-                std::string(isa_name(p.isa)) + ")");
+  check_arg(what.empty(), "w", [&] {
+    return "w was prepared for another " + what + ": prepared for '" + f.problem.str() + "' (" +
+           std::string(isa_name(f.problem.isa)) + "), called with '" + p.str() + "' (" + std::string(isa_name(p.isa)) +
+           ")";
+  });
   p.filter_prepared = f.transformed;
   return p;
 }
