@@ -115,12 +115,19 @@ struct Row {
   bool verified;
 };
 
-// One library in a comparison: how to run batch item b, its timings, whether it verified.
+// One library in a comparison: how to run batch item b, its timings, whether it verified;
+// `call_batch`, when set, runs the whole batch in one call (a library's batched entry point).
 struct Lib {
   std::string name;
   std::function<void(int64_t)> call;
   std::vector<double> times;
   bool ok = true;
+  std::function<void()> call_batch = nullptr;
+
+  void run_batch(int64_t batch) const {
+    if (call_batch) return call_batch();
+    for (int64_t b = 0; b < batch; ++b) call(b);
+  }
 };
 
 // Timing (1 thread: interleaved, each repetition runs every library once so drift hits all
@@ -133,8 +140,7 @@ void time_and_report(const GemmProblem& p, const char* dt, int threads, int reps
   const int inner = std::max(1, int(2e8 / std::max(flops, 1.0)));  // >= ~2 ms per sample for tiny problems
   auto sample = [&](Lib& lib) {
     Timer t;
-    for (int i = 0; i < inner; ++i)
-      for (int64_t b = 0; b < p.batch; ++b) lib.call(b);
+    for (int i = 0; i < inner; ++i) lib.run_batch(p.batch);
     lib.times.push_back(t.seconds() / inner);
   };
   if (threads == 1) {
@@ -145,8 +151,7 @@ void time_and_report(const GemmProblem& p, const char* dt, int threads, int reps
     // back calls of one library, as an application makes them.
     for (auto& lib : libs) {
       bench::let_peer_threads_park();
-      for (int w = 0; w < 3; ++w)
-        for (int64_t b = 0; b < p.batch; ++b) lib.call(b);
+      for (int w = 0; w < 3; ++w) lib.run_batch(p.batch);
       for (int r = 0; r < reps; ++r) sample(lib);
     }
   }
@@ -276,6 +281,14 @@ void run_problem(const GemmProblem& p, int threads, const std::vector<bench::Gem
                     blas::gemm<T>(h, blas::Op(p.ta), blas::Op(p.tb), p.m, p.n, p.k, T(1), o.a.data() + b * o.a_size,
                                   o.lda, o.b.data() + b * o.b_size, o.ldb, T(0), o.c.data() + b * o.c_size, o.ldc);
                   }, {}});
+  // A batch goes through strata's batched entry point (one call; the batch is split among
+  // threads); the peers loop over their gemm, having no batched entry in their BLAS interface.
+  if (p.batch > 1)
+    libs[0].call_batch = [&] {
+      blas::gemm_strided_batched<T>(h, blas::Op(p.ta), blas::Op(p.tb), p.m, p.n, p.k, T(1), o.a.data(), o.lda,
+                                    o.a_size, o.b.data(), o.ldb, o.b_size, T(0), o.c.data(), o.ldc, o.c_size,
+                                    p.batch);
+    };
   // With --epilogue, strata's row runs the fused lt matmul and "strata-plain" the bare GEMM
   // (its verification is skipped: the epilogue changes the result by design).
   std::vector<T> bias;
@@ -318,7 +331,7 @@ void run_problem(const GemmProblem& p, int threads, const std::vector<bench::Gem
   // Verify each library once (also the warm-up).
   for (auto& lib : libs) {
     std::fill(o.c.begin(), o.c.end(), T(0));
-    for (int64_t b = 0; b < p.batch; ++b) lib.call(b);
+    lib.run_batch(p.batch);
     std::string why;
     if (lib.name == "strata+epi") continue;
     lib.ok = verify(p, o, why);
