@@ -26,8 +26,9 @@ const std::vector<Spec>& sweep() {
       {"k5", 2, 3, 4, 1, {12, 11}, {5, 5}, {2, 2}, {1, 1}, {1, 1}},
       {"k7", 1, 3, 4, 1, {17, 15}, {7, 7}, {3, 3}, {1, 1}, {1, 1}},
       {"stem_k7_s2", 2, 3, 8, 1, {16, 16}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
-      // Depth 5 x 49 = 245 crosses the GEMM's k block (176) inside a merged run of channels.
-      {"k7_c5_s2", 1, 5, 6, 1, {19, 17}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
+      // Depth 10 x 49 = 490 crosses the GEMM's k block (320 with a 32 KiB L1) inside a merged
+      // run of channels (7 x 10 = 70 values per filter row: too long for the row-band path).
+      {"k7_c10_s2", 1, 10, 6, 1, {19, 17}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
       {"conv_mode", 1, 3, 2, 1, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, ConvMode::convolution},
       {"wide_3x3", 1, 20, 24, 1, {13, 13}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
       {"many_tiles", 3, 8, 8, 1, {30, 30}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},

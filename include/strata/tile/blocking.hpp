@@ -19,8 +19,11 @@ inline int64_t round_down_to(int64_t x, int64_t unit) { return std::max(unit, x 
 inline BlockSizes derive_block_sizes(int mr, int nr, std::size_t elem_bytes, std::size_t l1, std::size_t l2,
                                      std::size_t l3) {
   const int64_t e = int64_t(elem_bytes);
-  // A KC x NR panel of B plus an MR x KC panel of A fill about half of L1; the rest is C and slack.
-  int64_t kc = int64_t(l1) / 2 / ((mr + nr) * e);
+  // A KC x NR panel of B plus an MR x KC panel of A fill 7/8 of L1 (the C tile lives in
+  // registers; A streams from L2 anyway, so only B's panel must stay). Longer k blocks mean
+  // fewer passes over C: measured interleaved at 1024^3-2048^3, f32 16x6, KC 320 (MC 192) ran
+  // 2-4% faster than half of L1 (KC 176, MC 368).
+  int64_t kc = int64_t(l1) * 7 / 8 / ((mr + nr) * e);
   kc = std::clamp<int64_t>(round_down_to(kc, 16), 128, 512);
   // The MC x KC block of A takes about half of L2.
   int64_t mc = round_down_to(int64_t(l2) / 2 / (kc * e), mr);
