@@ -124,7 +124,7 @@ struct Mainloop {
   // One micro-tile of C (mr <= MR, nr <= NR); a ragged one through a narrower kernel when it
   // fits one.
   static void run_tile(int64_t mr, int64_t nr, int64_t kc, const T* at, int64_t a_ps, const T* bt, int64_t b_ps,
-                   int64_t b_js, T* ct, int64_t ldc, T alpha, T beta, T* edge) {
+                       int64_t b_js, T* ct, int64_t ldc, T alpha, T beta, T* edge) {
     ragged_tile<MR, NR>(mr, nr, ct, ldc, beta, edge, [&](T* c, int64_t ld) {
       run_edge(mr, nr, kc, at, a_ps, bt, b_ps, b_js, c, ld, alpha, beta);
     });

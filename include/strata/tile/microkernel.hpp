@@ -31,8 +31,9 @@ struct MicroKernel {
   // Always inlined, as start and store are: the accumulators stay in registers only while the
   // whole tile is one function (an out-of-line call taking their address keeps them in memory).
   template <int APS, int BPS, int BJS>
-  [[gnu::always_inline]] static void accumulate(int64_t kc, const T* __restrict a, int64_t a_ps, const T* __restrict b, int64_t b_ps,
-                         int64_t b_js, V (&acc)[NR][NV]) {
+  [[gnu::always_inline]] static void accumulate(int64_t kc, const T* __restrict a, int64_t a_ps,
+                                                const T* __restrict b, int64_t b_ps, int64_t b_js,
+                                                V (&acc)[NR][NV]) {
     if constexpr (APS != 0) a_ps = APS;
     if constexpr (BPS != 0) b_ps = BPS;
     if constexpr (BJS != 0) b_js = BJS;
