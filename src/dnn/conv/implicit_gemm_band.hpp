@@ -13,9 +13,9 @@
 //   B(l = (r, s, c), j) = band[r][(ow0 + j) * stride + s][c]
 //                       = b_r[(s C + c) + j * stride C]        (R runs of S C steps)
 //
-// Channels-last output only (C = Y[k, pixel]); 2-D, undilated along the row. The summation
-// order is the packed path's (l = 0, 1, ... into one accumulator), so results do not depend on
-// the thread count.
+// Channels-last output only (C = Y[k, pixel]); 2-D, undilated along the row. Each output sums
+// l = 0, 1, ... into one accumulator over the whole depth (no k blocks), whichever thread
+// computes its row, so results do not depend on the thread count.
 #pragma once
 #include <algorithm>
 #include <cstring>
