@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
 #include <set>
 
 #include "conv_test_util.hpp"
@@ -212,6 +213,44 @@ TEST(ConvAlgorithms, ImplicitGemmReadsFewChannelInputRowsInPlace) {
     if (r.algo == ConvAlgo::implicit_gemm) {
       EXPECT_EQ(r.reason.find("read in place"), std::string::npos) << r.reason;
     }
+}
+
+// Random few-channel channels-last shapes (fixed seed) through implicit GEMM against the
+// reference: filter sizes 1-7 per side, strides 1-3, padding 0-4 (wider than the filter
+// too), row dilation 1-2, groups 1-2, 1-40 output channels, images down to one pixel wide.
+// Most take the row-band path, the rest (1x1, dilated rows) the gathering one; both must agree
+// with the reference.
+TEST(ConvAlgorithms, ImplicitGemmRandomFewChannelShapes) {
+  std::mt19937 rng(2026);
+  auto pick = [&](int lo, int hi) { return int64_t(std::uniform_int_distribution<int>(lo, hi)(rng)); };
+  int banded = 0;
+  for (int t = 0; t < 60; ++t) {
+    const int64_t g = pick(1, 2), cg = pick(1, 8), kg = pick(1, 20);
+    const int64_t r = pick(1, 7), sz = pick(1, 7), dh = pick(1, 2), dw = pick(1, 4) == 1 ? 2 : 1;
+    const int64_t ph = pick(0, 4), pw = pick(0, 4), sh = pick(1, 3), sw = pick(1, 3);
+    // Input large enough for at least one output pixel.
+    const int64_t ih = std::max<int64_t>(pick(1, 12), (r - 1) * dh + 1 - 2 * ph);
+    const int64_t iw = std::max<int64_t>(pick(1, 14), (sz - 1) * dw + 1 - 2 * pw);
+    const Spec s{"random" + std::to_string(t), pick(1, 2), g * cg, g * kg, g, {ih, iw}, {r, sz}, {ph, pw},
+                 {sh, sw}, {dh, dw}};
+    Handle h;
+    h.set_num_threads(int(pick(1, 2)));
+    const Descs d = make_descs(s, Layout::nhwc, FilterLayout::krsc);
+    for (const auto& c : get_forward_algorithms(h, d.x, d.w, d.conv, d.y))
+      if (c.algo == ConvAlgo::implicit_gemm && c.reason.find("read in place") != std::string::npos) ++banded;
+    const auto x = random_floats(d.x.span(), 31), w = random_floats(d.w.element_count(), 32);
+    const std::vector<float> prior = random_floats(d.y.span(), 33);
+    const testref::Conv3d geo(d.x, d.w, d.conv, d.y);
+    const auto ref = testref::ref_forward(geo, to_double(x), to_double(w), d.y.span());
+    const float alpha = 0.75f, beta = t % 2 ? 0.5f : 0.f;
+    std::vector<float> y = prior;
+    convolution_forward(h, &alpha, d.x, x.data(), d.w, w.data(), d.conv, ConvAlgo::implicit_gemm, nullptr, 0, &beta,
+                        d.y, y.data());
+    EXPECT_EQ(check_against(y, ref, prior, alpha, beta, offsets_of(d.y.dims(), d.y.strides()),
+                            d.w.element_count() / d.w.dim(0), ConvAlgo::implicit_gemm, s.name),
+              0);
+  }
+  EXPECT_GT(banded, 30);  // the shapes above are meant for the band path
 }
 
 TEST(ConvAlgorithms, StridedViewsRunOnDirectAndAreRefusedByPackedOnlyAlgorithms) {
