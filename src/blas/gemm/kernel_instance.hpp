@@ -92,7 +92,10 @@ struct Int8KernelInstance {
       tile::BlockSizes b =
           tile::derive_block_sizes(Kernel::mr, Kernel::nr, ElemBytes, f.l1d_bytes, f.l2_bytes, f.l3_bytes);
       const int64_t depth = 4 / ElemBytes;
-      b.kc = std::max<int64_t>(depth, b.kc / depth * depth);
+      // The same tuning overrides as the floating-point kernels (docs/tile.md).
+      b.mc = tile::round_down_to(env_int("STRATA_GEMM_MC", b.mc), Kernel::mr);
+      b.kc = std::max<int64_t>(depth, env_int("STRATA_GEMM_KC", b.kc) / depth * depth);
+      b.nc = tile::round_down_to(env_int("STRATA_GEMM_NC", b.nc), Kernel::nr);
       return b;
     }();
     return bs;
