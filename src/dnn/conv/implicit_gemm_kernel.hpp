@@ -6,7 +6,9 @@
 //   channels contiguous (NHWC-like):   Y[k, pixel]  = W[k, l]      X[l, pixel]     (one GEMM per group)
 //   pixels contiguous (NCHW-like):     Y[pixel, k]  = X[pixel, l]  W[k, l]^T       (per image and group)
 // The fused forward's epilogue becomes a tile epilogue program: residual add, bias (per row
-// of C when channels are rows, per column otherwise), activation.
+// of C when channels are rows, per column otherwise), activation. Channels-last problems with
+// few input channels skip the gather: their input rows are read in place from row bands
+// (implicit_gemm_band.hpp).
 #pragma once
 #include <array>
 
