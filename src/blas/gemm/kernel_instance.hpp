@@ -16,6 +16,17 @@
 
 namespace strata::blas::detail {
 
+// Block sizes with the tuning overrides STRATA_GEMM_MC/KC/NC applied (docs/tile.md), rounded
+// to whole micro-tiles and kc to a multiple of kc_unit (the k depth of one packed slot).
+// Static: this header is compiled once per ISA, and a copy built with wider vectors must not
+// be the one the linker keeps for the portable path.
+static inline tile::BlockSizes with_tuning_overrides(tile::BlockSizes b, int mr, int nr, int64_t kc_unit) {
+  b.mc = tile::round_down_to(env_int("STRATA_GEMM_MC", b.mc), mr);
+  b.kc = std::max<int64_t>(kc_unit, env_int("STRATA_GEMM_KC", b.kc) / kc_unit * kc_unit);
+  b.nc = tile::round_down_to(env_int("STRATA_GEMM_NC", b.nc), nr);
+  return b;
+}
+
 template <class Kernel>
 struct KernelInstance {
   using T = typename Kernel::T;
@@ -25,11 +36,7 @@ struct KernelInstance {
       const CpuFeatures& f = cpu_features();
       tile::BlockSizes b =
           tile::derive_block_sizes(Kernel::mr, Kernel::nr, sizeof(T), f.l1d_bytes, f.l2_bytes, f.l3_bytes);
-      // Tuning overrides (documented in docs/tile.md); rounded to whole micro-tiles.
-      b.mc = tile::round_down_to(env_int("STRATA_GEMM_MC", b.mc), Kernel::mr);
-      b.kc = std::max<int64_t>(1, env_int("STRATA_GEMM_KC", b.kc));
-      b.nc = tile::round_down_to(env_int("STRATA_GEMM_NC", b.nc), Kernel::nr);
-      return b;
+      return with_tuning_overrides(b, Kernel::mr, Kernel::nr, 1);
     }();
     return bs;
   }
@@ -91,12 +98,7 @@ struct Int8KernelInstance {
       // no pair or quad straddles two k blocks.
       tile::BlockSizes b =
           tile::derive_block_sizes(Kernel::mr, Kernel::nr, ElemBytes, f.l1d_bytes, f.l2_bytes, f.l3_bytes);
-      const int64_t depth = 4 / ElemBytes;
-      // The same tuning overrides as the floating-point kernels (docs/tile.md).
-      b.mc = tile::round_down_to(env_int("STRATA_GEMM_MC", b.mc), Kernel::mr);
-      b.kc = std::max<int64_t>(depth, env_int("STRATA_GEMM_KC", b.kc) / depth * depth);
-      b.nc = tile::round_down_to(env_int("STRATA_GEMM_NC", b.nc), Kernel::nr);
-      return b;
+      return with_tuning_overrides(b, Kernel::mr, Kernel::nr, 4 / ElemBytes);
     }();
     return bs;
   }

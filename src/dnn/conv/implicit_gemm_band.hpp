@@ -39,7 +39,8 @@ inline bool band_serves(const ConvProblem& p) {
       p.dilation[2] != 1 || p.filter_spatial() == 1)
     return false;
   const int64_t filter_bytes = p.kg() * p.cg() * p.filter_spatial() * int64_t(sizeof(float));
-  const int64_t l2 = int64_t(cpu_features().l2_bytes ? cpu_features().l2_bytes : 256 * 1024);
+  const std::size_t l2_bytes = cpu_features().l2_bytes;
+  const int64_t l2 = l2_bytes ? int64_t(l2_bytes) : 256 * 1024;
   return p.filter[2] * p.cg() <= 64 && filter_bytes <= l2 / 4;
 }
 

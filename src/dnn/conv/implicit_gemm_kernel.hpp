@@ -109,15 +109,17 @@ template <class Kernel>
 std::size_t prepared_filter_floats(const ConvProblem& p) {
   return std::size_t(p.groups * prepared_group_floats<Kernel>(p));
 }
+// One group's filter (geo) into dst as prepared panels.
+template <class Kernel>
+void pack_group_filter(const ConvProblem& p, const tile::ConvGeometry& geo, float* dst) {
+  const tile::FilterOperand filter{&geo, 0};
+  if (implicit_gemm_channels_last(p)) filter.template pack<Kernel::mr>(0, p.kg(), 0, geo.depth(), dst);
+  else filter.template pack<Kernel::nr>(0, p.kg(), 0, geo.depth(), dst);
+}
 template <class Kernel>
 void prepare_filter(const ConvProblem& p, const float* w, float* out) {
-  for (int64_t g = 0; g < p.groups; ++g) {
-    const tile::ConvGeometry geo = group_geometry(p, nullptr, w, g);
-    const tile::FilterOperand filter{&geo, 0};
-    float* dst = out + g * prepared_group_floats<Kernel>(p);
-    if (implicit_gemm_channels_last(p)) filter.template pack<Kernel::mr>(0, p.kg(), 0, geo.depth(), dst);
-    else filter.template pack<Kernel::nr>(0, p.kg(), 0, geo.depth(), dst);
-  }
+  for (int64_t g = 0; g < p.groups; ++g)
+    pack_group_filter<Kernel>(p, group_geometry(p, nullptr, w, g), out + g * prepared_group_floats<Kernel>(p));
 }
 
 // Group g's prepared filter panels as the mainloop reads them (W: the kernel's MR or NR).
@@ -158,11 +160,12 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
                                       tile::b_operand(args.b), beta, yg, p.k, p.threads, bs, epi,
                                       tile::choose_pack_policy<Kernel>(args, bs));
         } else if (band_serves(p)) {
+          // The filter as its prepared panels: from the call, or packed now for this group.
           const float* panels = prepared ? a.prepared_w + g * prepared_group_floats<Kernel>(p) : nullptr;
           if (!prepared) {
             float* packed = static_cast<float*>(
                 tile::thread_pack_buffer(0).get(sizeof(float) * std::size_t(prepared_group_floats<Kernel>(p))));
-            filter.template pack<Kernel::mr>(0, kg, 0, geo.depth(), packed);
+            pack_group_filter<Kernel>(p, geo, packed);
             panels = packed;
           }
           run_band<Kernel>(p, geo, panels, yg, p.k, alpha, beta, epi);
