@@ -99,6 +99,38 @@ INSTANTIATE_TEST_SUITE_P(
                       LtCase{Op::T, Op::T, Order::row_major, Order::row_major, Order::col_major, 70, 5, 19, 4},
                       LtCase{Op::N, Op::N, Order::col_major, Order::col_major, Order::col_major, 130, 140, 300, 1}));
 
+// Each ISA's compiled epilogue (FMA contraction in the AVX kernels, none in the generic one)
+// against libm in double on a dense grid: D = act(C), one column per slice of the range.
+TEST(Lt, ActivationEpiloguesMatchLibmOnADenseGridOnEveryIsa) {
+  const index_t m = 4001, n = 61;  // x = -15 .. 15 by 1/8000 per column, columns shifted
+  std::vector<float> A(size_t(m), 0.0f), B(size_t(n), 0.0f), C(size_t(m * n)), D(size_t(m * n));
+  for (index_t j = 0; j < n; ++j)
+    for (index_t i = 0; i < m; ++i) C[size_t(i + j * m)] = float(-15.0 + (double(j) * double(m) + double(i)) * 30.0 / double(m * n));
+  C[0] = -1e30f, C[1] = 1e30f, C[2] = std::nanf(""), C[3] = -0.0f, C[4] = 1e-30f, C[5] = -3e-38f;
+  MatrixLayout la{DType::f32, m, 1, m}, lb{DType::f32, 1, n, 1}, lc{DType::f32, m, n, m};
+  const float alpha = 0.0f, beta = 1.0f;
+  for (Isa isa : {Isa::generic, Isa::avx2, Isa::avx512}) {
+    if (!isa_supported(isa)) continue;
+    Handle h;
+    h.set_isa(isa);
+    for (Activation act : {Activation::gelu_erf, Activation::gelu_tanh, Activation::silu, Activation::sigmoid,
+                           Activation::tanh}) {
+      MatmulDesc desc;
+      desc.epilogue.activation(act);
+      matmul(h, desc, &alpha, A.data(), la, B.data(), lb, &beta, C.data(), lc, D.data(), lc);
+      for (size_t e = 0; e < C.size(); ++e) {
+        const double want = tile::activate(act, double(C[e]), 0.0, 0.0);
+        if (std::isnan(want)) {
+          ASSERT_TRUE(std::isnan(D[e])) << "act=" << int(act) << " isa=" << isa_name(isa);
+          continue;
+        }
+        ASSERT_NEAR(D[e], want, 1e-6 + 1e-6 * std::fabs(want))
+            << "act=" << int(act) << " x=" << C[e] << " isa=" << isa_name(isa);
+      }
+    }
+  }
+}
+
 TEST(Lt, QuantisedOutputsSaturateAndRoundToEven) {
   // A = identity-like so D = C exactly, then quantise.
   const index_t m = 8, n = 1, k = 1;

@@ -1,7 +1,7 @@
 // Composable epilogues, in the spirit of CUTLASS's epilogue visitor trees: a GEMM tile, after
 // the mainloop has written alpha*acc + beta*C into it, is visited by a short program of
 // pieces while it is still in L1. Users compose programs from the pieces below without
-// touching a kernel; each piece is one loop over the tile's columns.
+// touching a kernel; each piece is one loop nest over the tile.
 //
 //   bias (per row or per column)   activation (ReLU, leaky, GELU erf/tanh, SiLU, sigmoid, tanh, clamp)
 //   residual add (scaled)          scale (per tensor / row / column)
@@ -52,46 +52,48 @@ struct EpilogueProgram {
     for (std::size_t k = 0; k < count; ++k) apply(steps[k], c, ldc, i0, j0, rows, cols);
   }
 
+  // One step over the tile: the switch is outside the column loops, so each case is a plain
+  // loop nest the compiler vectorises.
   static void apply(const EpilogueStep<T>& s, T* c, int64_t ldc, int64_t i0, int64_t j0, int64_t rows, int64_t cols) {
-    for (int64_t j = 0; j < cols; ++j) {
-      T* cj = c + j * ldc;
-      const int64_t gj = j0 + j;
-      switch (s.kind) {
-        case EpilogueKind::bias_row:
+    auto each_column = [&](auto&& body) {
+      for (int64_t j = 0; j < cols; ++j) body(c + j * ldc, j0 + j);
+    };
+    switch (s.kind) {
+      case EpilogueKind::bias_row:
+        return each_column([&](T* cj, int64_t) {
           for (int64_t i = 0; i < rows; ++i) cj[i] += s.vec[i0 + i];
-          break;
-        case EpilogueKind::bias_col: {
+        });
+      case EpilogueKind::bias_col:
+        return each_column([&](T* cj, int64_t gj) {
           const T bj = s.vec[gj];
           for (int64_t i = 0; i < rows; ++i) cj[i] += bj;
-          break;
-        }
-        case EpilogueKind::activation:
-          activate_span(s.act, cj, rows, s.a, s.b);
-          break;
-        case EpilogueKind::residual_add: {
+        });
+      case EpilogueKind::activation: return activate_block(s.act, c, ldc, rows, cols, s.a, s.b);
+      case EpilogueKind::residual_add:
+        return each_column([&](T* cj, int64_t gj) {
           const T* r = s.src + i0 + gj * s.ld;
           for (int64_t i = 0; i < rows; ++i) cj[i] += s.a * r[i];
-          break;
-        }
-        case EpilogueKind::scale:
-          if (s.broadcast == Broadcast::tensor) {
+        });
+      case EpilogueKind::scale:
+        if (s.broadcast == Broadcast::tensor)
+          return each_column([&](T* cj, int64_t) {
             for (int64_t i = 0; i < rows; ++i) cj[i] *= s.a;
-          } else if (s.broadcast == Broadcast::row) {
+          });
+        if (s.broadcast == Broadcast::row)
+          return each_column([&](T* cj, int64_t) {
             for (int64_t i = 0; i < rows; ++i) cj[i] *= s.vec[i0 + i];
-          } else {
-            const T f = s.vec[gj];
-            for (int64_t i = 0; i < rows; ++i) cj[i] *= f;
-          }
-          break;
-        case EpilogueKind::aux_store: {
+          });
+        return each_column([&](T* cj, int64_t gj) {
+          const T f = s.vec[gj];
+          for (int64_t i = 0; i < rows; ++i) cj[i] *= f;
+        });
+      case EpilogueKind::aux_store:
+        return each_column([&](T* cj, int64_t gj) {
           T* d = static_cast<T*>(s.dst) + i0 + gj * s.ld;
           for (int64_t i = 0; i < rows; ++i) d[i] = cj[i];
-          break;
-        }
-        case EpilogueKind::quantize_store:
-          quantize_column(s, cj, i0 + gj * s.ld, rows);
-          break;
-      }
+        });
+      case EpilogueKind::quantize_store:
+        return each_column([&](T* cj, int64_t gj) { quantize_column(s, cj, i0 + gj * s.ld, rows); });
     }
   }
 
