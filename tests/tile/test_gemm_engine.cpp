@@ -116,6 +116,8 @@ TEST(GemmEngine, LargerThanCacheBlocks) {
       check_gemm<float>(Op::N, Op::N, 700, 5, 300, 1.0f, 1.0f, threads, isa);     // skinny N: A in place
       check_gemm<double>(Op::N, Op::N, 77, 203, 611, 1.0, -1.0, threads, isa);    // one A block: B in place, 2+ k blocks
       check_gemm<float>(Op::T, Op::N, 150, 97, 1000, 2.0f, 0.5f, threads, isa);   // the same with A transposed
+      check_gemm<float>(Op::N, Op::N, 450, 40, 900, 1.0f, 0.5f, threads, isa);   // B in place, 3 A blocks
+      check_gemm<float>(Op::N, Op::N, 1100, 41, 45, 1.0f, 0.5f, threads, isa);   // short k: one A block of all rows
     }
 }
 

@@ -2,6 +2,7 @@
 // threads, each thread running the mainloop on its rectangle. Kernel = a MicroKernel
 // instantiation; Epilogue = NoEpilogue or a composition from epilogue.hpp.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 
@@ -43,22 +44,33 @@ void scale_c(const GemmArgs<T, TA, TB>& g, const Epilogue& epi) {
 // Chooses in-place operand reads where packing would cost more than it saves:
 // * B is streamed when few rows use it (M <= 2 MR, e.g. 16 x 4096 x 4096) or when it is small
 //   enough to stay in L1 anyway (small problems, where packing time rivals compute time);
-// * B with contiguous columns (NN, TN) is also streamed when all rows fit one A block
-//   (M <= MC): each packed panel would then be read by one A block only, and the transposing
-//   pack costs more than it saves — its reads of B come in a burst the FMAs cannot hide, and
-//   its writes miss (the packed block outgrows L2). Measured at 64 x 3136 x 256 (a 1x1
-//   convolution): 1.5x faster streamed; at 256 x 1024 x 1024: 1.08x; at 1024^3 (four A
-//   blocks) packing wins again.
+// * B with contiguous columns (NN, TN) is also streamed when all rows fit at most three A
+//   blocks: each packed panel would then be read by few A blocks, and the transposing pack
+//   costs more than it saves — its reads of B come in a burst the FMAs cannot hide, and its
+//   writes miss (the packed block outgrows L2). Measured (1 thread; 2 threads alike) at
+//   64 x 3136 x 256 (a 1x1 convolution): 1.5x faster streamed; 256 x 784 x 512 1.04x,
+//   384 x 1024 x 1024 1.02x, 512 x 1024 x 512 1.02x; at 768 x 1024 x 1024 (four blocks) and
+//   1024^3 packing wins by 1-2%. A short depth (K < KC) lets one A block hold more rows (see
+//   a_block_rows): 256 x 3136 x 64 streams in one block (1.04x over packing).
 // * A is streamed (unit row stride only) when one column panel uses it (N <= NR) or when it is
 //   that small.
+// Rows one A block may hold: MC, or more when the depth is shorter than KC — the block's
+// budget is MC x KC elements (sized for L2), so a short-depth product keeps all its rows in
+// one block and each B panel is used by all of them while it is in L1.
+template <class Kernel>
+int64_t a_block_rows(int64_t k, const BlockSizes& bs) {
+  if (k >= bs.kc) return bs.mc;
+  return std::max(bs.mc, bs.mc * bs.kc / std::max<int64_t>(k, 1) / Kernel::mr * Kernel::mr);
+}
+
 template <class Kernel, class T, class TA, class TB>
 PackPolicy choose_pack_policy(const GemmArgs<T, TA, TB>& g, const BlockSizes& bs) {
   constexpr int64_t l1_bytes = 32 * 1024;  // every x86 core of the last decade has at least this
   PackPolicy p;
   const bool small_b = g.k * g.n * int64_t(sizeof(T)) <= l1_bytes;
   const bool small_a = g.m * g.k * int64_t(sizeof(T)) <= l1_bytes;
-  const bool one_a_block_reads_b = g.b.rs == 1 && g.m <= bs.mc;
-  p.pack_b = g.m > 2 * Kernel::mr && !small_b && !one_a_block_reads_b;
+  const bool few_a_blocks_read_b = g.b.rs == 1 && g.m <= 3 * a_block_rows<Kernel>(g.k, bs);
+  p.pack_b = g.m > 2 * Kernel::mr && !small_b && !few_a_blocks_read_b;
   p.pack_a = !((g.n <= Kernel::nr || small_a) && g.a.rs == 1);
   return p;
 }
@@ -80,6 +92,9 @@ BlockSizes streaming_blocks(int64_t m, int64_t k, const BlockSizes& bs, PackPoli
     const int64_t pieces = (k + kmax - 1) / kmax;
     b.kc = std::max(bs.kc, (k + pieces - 1) / pieces);
     b.nc = std::max<int64_t>(Kernel::nr, bs.kc * bs.nc / b.kc / Kernel::nr * Kernel::nr);
+    // A short depth: all rows in one A block, when they fit its budget (a_block_rows).
+    const int64_t all_rows = (m + Kernel::mr - 1) / Kernel::mr * Kernel::mr;
+    b.mc = std::max(bs.mc, std::min(all_rows, a_block_rows<Kernel>(k, bs)));
   }
   return b;
 }

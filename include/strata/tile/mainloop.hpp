@@ -49,7 +49,8 @@ struct Mainloop {
     if (policy.pack_b && !b_prepacked)
       bp = static_cast<T*>(thread_pack_buffer(1).get(sizeof(T) * std::size_t(bs.kc * round_up(std::min(bs.nc, n), NR))));
     if (!a_prepacked)
-      ap = static_cast<T*>(thread_pack_buffer(0).get(sizeof(T) * std::size_t(bs.kc * round_up(std::min(bs.mc, m), MR))));
+      ap = static_cast<T*>(
+          thread_pack_buffer(0).get(sizeof(T) * std::size_t(std::min(bs.kc, k) * round_up(std::min(bs.mc, m), MR))));
     alignas(64) T edge[MR * NR];
 
     for (int64_t jc = 0; jc < n; jc += bs.nc) {
