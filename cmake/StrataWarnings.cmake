@@ -24,7 +24,11 @@ endfunction()
 # Only these files get the flags, so the rest of the library runs on any x86-64 CPU.
 # -fno-trapping-math / -fno-math-errno let loops with selects and rounding vectorise (epilogues,
 # activations); they do not change any result (no reassociation, unlike -ffast-math).
-set(STRATA_FLAGS_portable -fno-trapping-math -fno-math-errno)
+# Hidden visibility: the tile templates instantiated here are inline functions, which every
+# library compiling them would otherwise export; the dynamic linker then binds one library's
+# copy for all of them (libstrata_blas ran libstrata_dnn's epilogue code, built with other
+# inlining decisions: a 27% slowdown once). Kernel files export nothing to other libraries.
+set(STRATA_FLAGS_portable -fno-trapping-math -fno-math-errno -fvisibility=hidden -fvisibility-inlines-hidden)
 set(STRATA_FLAGS_avx2 -mavx2 -mfma -mf16c ${STRATA_FLAGS_portable})
 set(STRATA_FLAGS_avx512 ${STRATA_FLAGS_avx2} -mavx512f -mavx512bw -mavx512vl -mavx512dq)
 set(STRATA_FLAGS_avx512bf16 ${STRATA_FLAGS_avx512} -mavx512bf16 -mavx512vnni)
