@@ -39,9 +39,12 @@ bool isa_supported(Isa isa) noexcept {
 }
 
 Isa best_isa() noexcept {
-  for (Isa i : {Isa::avx512, Isa::avx2})
-    if (isa_supported(i)) return i;
-  return Isa::generic;
+  static const Isa best = [] {  // asked on every BLAS call; the CPU does not change
+    for (Isa i : {Isa::avx512, Isa::avx2})
+      if (isa_supported(i)) return i;
+    return Isa::generic;
+  }();
+  return best;
 }
 
 static Isa checked(Isa want, const char* source) {

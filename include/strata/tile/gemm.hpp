@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 
 #include "strata/core/thread_pool.hpp"
 #include "strata/tile/blocking.hpp"
@@ -12,6 +13,7 @@
 #include "strata/tile/mainloop.hpp"
 #include "strata/tile/operand.hpp"
 #include "strata/tile/scheduler.hpp"
+#include "strata/tile/tiny_gemm.hpp"
 
 STRATA_TILE_NS_BEGIN
 
@@ -136,6 +138,10 @@ void gemm(const GemmArgs<typename Kernel::T, TA, TB>& g, int threads, const Bloc
   if (g.k == 0 || g.alpha == T(0)) {
     scale_c(g, epi);
     return;
+  }
+  if (!forced && tiny_gemm_serves<Kernel, T, TA, TB>(g.m, g.n, g.k, bs)) {
+    if constexpr (std::is_same_v<T, TA> && std::is_same_v<T, TB>)
+      return tiny_gemm<Kernel>(g.m, g.n, g.k, g.alpha, g.a, g.b, g.beta, g.c, g.ldc, epi);
   }
   PackPolicy policy = forced ? *forced : choose_pack_policy<Kernel>(g, bs);
   if (g.a.rs != 1) policy.pack_a = true;

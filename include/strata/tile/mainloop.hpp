@@ -13,6 +13,7 @@
 
 #include "strata/tile/blocking.hpp"
 #include "strata/tile/matrix.hpp"
+#include "strata/tile/microkernel.hpp"
 #include "strata/tile/operand.hpp"
 #include "strata/tile/pack.hpp"
 #include "strata/tile/workspace.hpp"
@@ -127,21 +128,8 @@ struct Mainloop {
   static void run_tile(int64_t mr, int64_t nr, int64_t kc, const T* at, int64_t a_ps, const T* bt, int64_t b_ps,
                        int64_t b_js, T* ct, int64_t ldc, T alpha, T beta, T* edge) {
     ragged_tile<MR, NR>(mr, nr, ct, ldc, beta, edge, [&](T* c, int64_t ld) {
-      run_edge(mr, nr, kc, at, a_ps, bt, b_ps, b_js, c, ld, alpha, beta);
+      run_narrowest<Kernel>(mr, nr, kc, at, a_ps, bt, b_ps, b_js, c, ld, alpha, beta);
     });
-  }
-
-  // A tile (mr <= MR, nr <= NR) into c: the half-height or half-width kernel when the kernel
-  // has them and the tile fits, else the full kernel.
-  static void run_edge(int64_t mr, int64_t nr, int64_t kc, const T* at, int64_t a_ps, const T* bt, int64_t b_ps,
-                       int64_t b_js, T* c, int64_t ldc, T alpha, T beta) {
-    if constexpr (requires { typename Kernel::HalfRows; typename Kernel::HalfCols; }) {
-      if (Kernel::HalfRows::mr < MR && mr <= Kernel::HalfRows::mr)
-        return Kernel::HalfRows::run(kc, at, a_ps, bt, b_ps, b_js, c, ldc, alpha, beta);
-      if (Kernel::HalfCols::nr < NR && nr <= Kernel::HalfCols::nr)
-        return Kernel::HalfCols::run(kc, at, a_ps, bt, b_ps, b_js, c, ldc, alpha, beta);
-    }
-    Kernel::run(kc, at, a_ps, bt, b_ps, b_js, c, ldc, alpha, beta);
   }
 };
 
