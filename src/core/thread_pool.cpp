@@ -6,6 +6,11 @@
 #include <thread>
 #include <vector>
 
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
+
 #include "strata/core/cpu.hpp"
 #include "strata/core/env.hpp"
 #include "strata/core/status.hpp"
@@ -15,6 +20,36 @@ namespace strata {
 namespace {
 
 thread_local bool t_in_task = false;
+
+// The CPU this thread runs on now, or -1 where unknown.
+int current_cpu() {
+#if defined(__linux__)
+  return sched_getcpu();
+#else
+  return -1;
+#endif
+}
+
+// A worker woken by the caller's futex wake is often placed on the caller's own CPU (the
+// scheduler's wake-affine choice) while another CPU idles; it then shares that CPU with the
+// caller until the load balancer moves one of them, milliseconds later, and the parts run one
+// after the other (2-thread GEMMs and convolutions measured at 1-thread speed, at random). Such
+// a worker steps off: it leaves that CPU out of its affinity mask for a moment (the kernel
+// migrates it at once), then restores its mask. Nothing stays pinned.
+void step_off_cpu(int caller_cpu) {
+#if defined(__linux__)
+  if (caller_cpu < 0 || sched_getcpu() != caller_cpu) return;
+  cpu_set_t mask;
+  if (pthread_getaffinity_np(pthread_self(), sizeof mask, &mask) != 0) return;
+  if (!CPU_ISSET(caller_cpu, &mask) || CPU_COUNT(&mask) < 2) return;
+  cpu_set_t away = mask;
+  CPU_CLR(caller_cpu, &away);
+  if (pthread_setaffinity_np(pthread_self(), sizeof away, &away) == 0)
+    pthread_setaffinity_np(pthread_self(), sizeof mask, &mask);
+#else
+  (void)caller_cpu;
+#endif
+}
 
 // Workers sleep on a generation counter (futex via std::atomic::wait). A job is published by
 // bumping the generation; every worker acknowledges every generation, so the job record is
@@ -38,10 +73,15 @@ class Pool {
     ensure_workers(parts - 1);
     body_ = &body;
     parts_ = parts;
+    caller_cpu_ = current_cpu();
     error_ = nullptr;
     pending_.store(int(workers_.size()), std::memory_order_relaxed);
+    const bool woke_sleepers = sleepers_.load(std::memory_order_relaxed) > 0;
     generation_.fetch_add(1, std::memory_order_release);
     generation_.notify_all();
+    // A woken worker may have been queued on this CPU (see step_off_cpu): let it run now, so it
+    // moves away at once instead of after this thread's whole part.
+    if (woke_sleepers) std::this_thread::yield();
     run_part(0);
     for (int spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
       if (spins < 4000) {
@@ -79,12 +119,20 @@ class Pool {
   void worker_loop(int id, uint64_t seen) {
     for (;;) {
       for (int spins = 0; generation_.load(std::memory_order_acquire) == seen; ++spins) {
-        if (spins > 2000) generation_.wait(seen, std::memory_order_acquire);
-        else std::this_thread::yield();
+        if (spins > 2000) {
+          sleepers_.fetch_add(1, std::memory_order_relaxed);
+          generation_.wait(seen, std::memory_order_acquire);
+          sleepers_.fetch_sub(1, std::memory_order_relaxed);
+        } else {
+          std::this_thread::yield();
+        }
       }
       seen = generation_.load(std::memory_order_acquire);
       if (stop_) return;
-      if (id < parts_) run_part(id);
+      if (id < parts_) {
+        step_off_cpu(caller_cpu_);
+        run_part(id);
+      }
       if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
     }
   }
@@ -93,8 +141,10 @@ class Pool {
   std::vector<std::thread> workers_;
   std::atomic<uint64_t> generation_{0};
   std::atomic<int> pending_{0};
+  std::atomic<int> sleepers_{0};  // workers asleep on generation_ (a hint: no ordering needed)
   const std::function<void(int)>* body_ = nullptr;
   int parts_ = 0;
+  int caller_cpu_ = -1;  // where the caller runs its own part (step_off_cpu)
   bool stop_ = false;
   std::exception_ptr error_;
 };
