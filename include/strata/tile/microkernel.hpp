@@ -68,14 +68,15 @@ struct MicroKernel {
   }
 
   // The tile over a depth read in `runs` pieces of `len` steps, B in place: piece r reads the
-  // packed A panel from step r * len on, and B at b + r * b_rs with element (p, j) at
-  // b[p + j * b_js]. What lets a convolution read its input rows where they lie (dnn's
-  // row-band implicit GEMM: one piece per filter row).
-  static void run_pieces(int64_t runs, int64_t len, const T* __restrict a, const T* __restrict b, int64_t b_rs,
+  // packed A panel from step r * len on, and B at pieces[r] + offset with element (p, j) at
+  // [p + j * b_js]. What lets a convolution read its input rows where they lie (dnn's
+  // row-band implicit GEMM: one piece per filter row, each from wherever that row is kept).
+  static void run_pieces(int64_t runs, int64_t len, const T* __restrict a, const T* const* pieces, int64_t offset,
                          int64_t b_js, T* __restrict c, int64_t ldc, T alpha, T beta) {
     V acc[NR][NV];
     start(acc, c, ldc);
-    for (int64_t r = 0; r < runs; ++r) accumulate<mr, 1, 0>(len, a + r * len * mr, mr, b + r * b_rs, 1, b_js, acc);
+    for (int64_t r = 0; r < runs; ++r)
+      accumulate<mr, 1, 0>(len, a + r * len * mr, mr, pieces[r] + offset, 1, b_js, acc);
     store(acc, c, ldc, alpha, beta);
   }
 

@@ -3,15 +3,17 @@
 // large share of the time (the RGB first layer of a CNN: each contiguous input run is one
 // filter row of 7 taps x 3 channels, and every value packed feeds only 64 output channels).
 //
-// For each output row the R input rows it reads are copied into a zero-padded band
-// (band[r][column][c], the padding made real, so no pixel needs a bounds test; the copy is R
-// rows for OW x K x depth multiply-adds). The filter is the kernel's packed A operand (MR
+// The input rows an output row reads are kept as zero-padded rows (row[column][c], the padding
+// made real, so no pixel needs a bounds test) in a small ring per thread: a row is copied
+// once and serves every output row that reads it (conv1, 7 rows at stride 2: 2 new rows per
+// output row instead of 7; the copies were ~4% of the layer). Rows outside the image are one
+// shared row of zeros. The filter is the kernel's packed A operand (MR
 // output channels per panel, depth l = (r, s, c) with c innermost, the image operand's own
 // reduction order); a micro-tile of NR output pixels then reads, for filter row r, the run of
 // S x C values of each pixel straight from the band:
 //
-//   B(l = (r, s, c), j) = band[r][(ow0 + j) * stride + s][c]
-//                       = b_r[(s C + c) + j * stride C]        (R runs of S C steps)
+//   B(l = (r, s, c), j) = row_r[(ow0 + j) * stride + s][c]
+//                       = row_r[(s C + c) + j * stride C]      (R runs of S C steps)
 //
 // Channels-last output only (C = Y[k, pixel]); 2-D, undilated along the row. Each output sums
 // l = 0, 1, ... into one accumulator over the whole depth (no k blocks), whichever thread
@@ -19,6 +21,7 @@
 #pragma once
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "problem.hpp"
 #include "strata/core/cpu.hpp"
@@ -28,6 +31,8 @@
 #include "strata/tile/workspace.hpp"
 
 namespace strata::dnn::detail {
+
+inline constexpr int64_t kMaxBandRows = 16;  // filter rows the band path takes (rows kept per thread)
 
 // Whether the band path serves a forward convolution (and pays): channels-last output and
 // input, 2-D, undilated along the row, with short input runs (S x C values: per-run gathering
@@ -41,34 +46,71 @@ inline bool band_serves(const ConvProblem& p) {
   const int64_t filter_bytes = p.kg() * p.cg() * p.filter_spatial() * int64_t(sizeof(float));
   const std::size_t l2_bytes = cpu_features().l2_bytes;
   const int64_t l2 = l2_bytes ? int64_t(l2_bytes) : 256 * 1024;
-  return p.filter[2] * p.cg() <= 64 && filter_bytes <= l2 / 4;
+  return p.filter[2] * p.cg() <= 64 && p.filter[1] <= kMaxBandRows && filter_bytes <= l2 / 4;
 }
 
-// The R input rows output row (img, oh) reads, as dense zero-padded rows of row_floats values.
-static inline void fill_band(const ConvProblem& p, const tile::ConvGeometry& geo, int64_t img, int64_t oh,
-                             int64_t row_floats, float* band) {
+// Input row (img, ih), inside the image, as a dense zero-padded row of row_floats values.
+static inline void fill_band_row(const ConvProblem& p, const tile::ConvGeometry& geo, int64_t img, int64_t ih,
+                                 int64_t row_floats, float* dst) {
   const int64_t C = geo.c, cols = row_floats / C;
-  const int64_t iw_begin = -p.pad[2];  // input column of band column 0
-  // Band columns [lo, hi) lie inside the image.
+  const int64_t iw_begin = -p.pad[2];  // input column of row column 0
+  // Row columns [lo, hi) lie inside the image.
   const int64_t lo = std::clamp<int64_t>(-iw_begin, 0, cols), hi = std::clamp<int64_t>(p.in[2] - iw_begin, lo, cols);
-  for (int64_t r = 0; r < p.filter[1]; ++r) {
-    float* dst = band + r * row_floats;
-    const int64_t ih = oh * p.stride[1] - p.pad[1] + r * p.dilation[1];
-    if (ih < 0 || ih >= p.in[1]) {
-      std::fill(dst, dst + row_floats, 0.f);
-      continue;
-    }
-    std::fill(dst, dst + lo * C, 0.f);
-    std::fill(dst + hi * C, dst + row_floats, 0.f);
-    const float* src = geo.x + img * geo.xs[0] + ih * geo.xs[3];
-    if (geo.xs[4] == C) {  // channels contiguous (channels_inner) and pixels packed: one copy
-      std::memcpy(dst + lo * C, src + (lo + iw_begin) * C, sizeof(float) * std::size_t((hi - lo) * C));
-      continue;
-    }
-    for (int64_t col = lo; col < hi; ++col)
-      std::memcpy(dst + col * C, src + (col + iw_begin) * geo.xs[4], sizeof(float) * std::size_t(C));
+  std::fill(dst, dst + lo * C, 0.f);
+  std::fill(dst + hi * C, dst + row_floats, 0.f);
+  const float* src = geo.x + img * geo.xs[0] + ih * geo.xs[3];
+  if (geo.xs[4] == C) {  // channels contiguous (channels_inner) and pixels packed: one copy
+    std::memcpy(dst + lo * C, src + (lo + iw_begin) * C, sizeof(float) * std::size_t((hi - lo) * C));
+    return;
   }
+  for (int64_t col = lo; col < hi; ++col)
+    std::memcpy(dst + col * C, src + (col + iw_begin) * geo.xs[4], sizeof(float) * std::size_t(C));
 }
+
+// One thread's ring of input rows: slot ih mod `slots` holds row ih of some image (its tag), so
+// the rows one output row reads, (R - 1) * dilation + 1 apart at most, never share a slot.
+class BandRing {
+ public:
+  BandRing(const ConvProblem& p, int64_t row_floats, int64_t slack_floats, float* memory)
+      : p_(p),
+        row_floats_(row_floats),
+        slots_((p.filter[1] - 1) * p.dilation[1] + 1),
+        memory_(memory),
+        zero_row_(memory + slots_ * row_floats),
+        tags_(std::size_t(slots_), -1) {
+    // Zeroed once: the zero row and the slack after it stay zero, and a ragged last tile that
+    // reads past a row into a slot not filled yet reads zeros (into columns it discards).
+    std::fill(memory_, zero_row_ + row_floats_ + slack_floats, 0.f);
+  }
+  static int64_t floats(const ConvProblem& p, int64_t row_floats, int64_t slack_floats) {
+    return ((p.filter[1] - 1) * p.dilation[1] + 2) * row_floats + slack_floats;
+  }
+
+  // The R rows output row (img, oh) reads, filling the slots of those not yet held.
+  void rows_for(const tile::ConvGeometry& geo, int64_t img, int64_t oh, const float** rows) {
+    for (int64_t r = 0; r < p_.filter[1]; ++r) {
+      const int64_t ih = oh * p_.stride[1] - p_.pad[1] + r * p_.dilation[1];
+      if (ih < 0 || ih >= p_.in[1]) {
+        rows[r] = zero_row_;
+        continue;
+      }
+      const int64_t slot = ih % slots_, tag = img * p_.in[1] + ih;
+      float* row = memory_ + slot * row_floats_;
+      if (tags_[std::size_t(slot)] != tag) {
+        fill_band_row(p_, geo, img, ih, row_floats_, row);
+        tags_[std::size_t(slot)] = tag;
+      }
+      rows[r] = row;
+    }
+  }
+
+ private:
+  const ConvProblem& p_;
+  int64_t row_floats_, slots_;
+  float* memory_;
+  float* zero_row_;
+  std::vector<int64_t> tags_;  // per slot: img * H + ih of the row it holds, or -1
+};
 
 // One group: filter_panels = the filter as packed MR panels over the whole depth (prepared,
 // or packed by the caller); yg = its output channels, pixel stride ldc.
@@ -80,25 +122,26 @@ void run_band(const ConvProblem& p, const tile::ConvGeometry& geo, const float* 
   const int64_t OH = p.out[1], OW = p.out[2], sw = p.stride[2];
   const int64_t run = S * C, b_js = sw * C;
   const int64_t row_floats = ((OW - 1) * sw + S) * C;  // one band row: the columns the output row reads
-  const int64_t band_floats = R * row_floats + NR * b_js;  // + slack read by a ragged last tile
+  const int64_t slack = NR * b_js;                      // read past a row by a ragged last tile
   const int64_t kg = p.kg(), panels = (kg + MR - 1) / MR, depth = geo.depth();
 
   parallel_for(p.n * OH, p.threads, [&](int64_t lo, int64_t hi, int) {
-    float* band = static_cast<float*>(tile::thread_pack_buffer(1).get(sizeof(float) * std::size_t(band_floats)));
-    std::fill(band + R * row_floats, band + band_floats, 0.f);
+    const int64_t ring_floats = BandRing::floats(p, row_floats, slack);
+    BandRing ring(p, row_floats, slack,
+                  static_cast<float*>(tile::thread_pack_buffer(1).get(sizeof(float) * std::size_t(ring_floats))));
+    const float* rows[kMaxBandRows];
     alignas(64) float edge[MR * NR];
     for (int64_t q = lo; q < hi; ++q) {
       const int64_t img = q / OH, oh = q % OH;
-      fill_band(p, geo, img, oh, row_floats, band);
+      ring.rows_for(geo, img, oh, rows);
       for (int64_t ow0 = 0; ow0 < OW; ow0 += NR) {
         const int64_t live = std::min<int64_t>(NR, OW - ow0);
-        const float* b = band + ow0 * b_js;
         const int64_t pixel = q * OW + ow0;
         for (int64_t i = 0; i < panels; ++i) {
           const float* a = filter_panels + i * depth * MR;
           tile::ragged_tile<MR, NR>(std::min<int64_t>(MR, kg - i * MR), live, yg + i * MR + pixel * ldc, ldc, beta,
                                     edge, [&](float* c, int64_t ld) {
-                                      Kernel::run_pieces(R, run, a, b, row_floats, b_js, c, ld, alpha, beta);
+                                      Kernel::run_pieces(R, run, a, rows, ow0 * b_js, b_js, c, ld, alpha, beta);
                                     });
         }
         if constexpr (!Epilogue::is_identity) epi(yg + pixel * ldc, ldc, 0, pixel, kg, live);
