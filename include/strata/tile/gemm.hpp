@@ -43,6 +43,15 @@ void scale_c(const GemmArgs<T, TA, TB>& g, const Epilogue& epi) {
   if constexpr (!Epilogue::is_identity) epi(g.c, g.ldc, 0, 0, g.m, g.n);
 }
 
+// Rows one A block may hold: MC, or more when the depth is shorter than KC — the block's
+// budget is MC x KC elements (sized for L2), so a short-depth product keeps all its rows in
+// one block and each B panel is used by all of them while it is in L1.
+template <class Kernel>
+int64_t a_block_rows(int64_t k, const BlockSizes& bs) {
+  if (k >= bs.kc) return bs.mc;
+  return std::max(bs.mc, bs.mc * bs.kc / std::max<int64_t>(k, 1) / Kernel::mr * Kernel::mr);
+}
+
 // Chooses in-place operand reads where packing would cost more than it saves:
 // * B is streamed when few rows use it (M <= 2 MR, e.g. 16 x 4096 x 4096) or when it is small
 //   enough to stay in L1 anyway (small problems, where packing time rivals compute time);
@@ -56,15 +65,6 @@ void scale_c(const GemmArgs<T, TA, TB>& g, const Epilogue& epi) {
 //   a_block_rows): 256 x 3136 x 64 streams in one block (1.04x over packing).
 // * A is streamed (unit row stride only) when one column panel uses it (N <= NR) or when it is
 //   that small.
-// Rows one A block may hold: MC, or more when the depth is shorter than KC — the block's
-// budget is MC x KC elements (sized for L2), so a short-depth product keeps all its rows in
-// one block and each B panel is used by all of them while it is in L1.
-template <class Kernel>
-int64_t a_block_rows(int64_t k, const BlockSizes& bs) {
-  if (k >= bs.kc) return bs.mc;
-  return std::max(bs.mc, bs.mc * bs.kc / std::max<int64_t>(k, 1) / Kernel::mr * Kernel::mr);
-}
-
 template <class Kernel, class T, class TA, class TB>
 PackPolicy choose_pack_policy(const GemmArgs<T, TA, TB>& g, const BlockSizes& bs) {
   constexpr int64_t l1_bytes = 32 * 1024;  // every x86 core of the last decade has at least this
