@@ -60,6 +60,8 @@ inline T widen(S v) {
   }
 }
 
+inline constexpr int64_t kPackAhead = 8;  // columns a panel pack prefetches ahead
+
 // Packs `len` x kc of x (x(i, p): i along the panel dimension) into panels of width W.
 template <int W, class T, class S>
 void pack_panels(int64_t len, int64_t kc, MatrixView<S> x, T* __restrict dst) {
@@ -67,9 +69,14 @@ void pack_panels(int64_t len, int64_t kc, MatrixView<S> x, T* __restrict dst) {
   if (x.rs == 1) {
     // The panel dimension is contiguous: walk p outermost, copying a whole column segment
     // (all panels) per p — one streaming read per p.
+    const int64_t lines = (len * int64_t(sizeof(S)) + 63) / 64;
     for (int64_t p = 0; p < kc; ++p) {
       const S* src = x.data + p * x.cs;
-      __builtin_prefetch(src + 2 * x.cs);
+      // Each column segment is a few lines on a page of its own (a short stream the hardware
+      // prefetcher barely starts on): fetch all of the segment a few columns ahead.
+      if (p + kPackAhead < kc)
+        for (int64_t l = 0; l < lines; ++l)
+          __builtin_prefetch(reinterpret_cast<const char*>(src + kPackAhead * x.cs) + 64 * l);
       for (int64_t r = 0; r < panels; ++r) {
         T* d = dst + r * W * kc + p * W;
         const int64_t w = std::min<int64_t>(W, len - r * W);
