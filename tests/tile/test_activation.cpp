@@ -46,11 +46,11 @@ TEST(Activation, GeluAndFriendsMatchDoubleReference) {
       ASSERT_NEAR(got, want, 1e-6 + 1e-6 * std::fabs(want)) << "activation " << int(a) << " x=" << x;
     }
   }
-  // activate_span agrees with the scalar form (it is the vectorised path).
+  // activate_block (the epilogue's vectorised path) agrees with the scalar form.
   float v[37];
   for (int i = 0; i < 37; ++i) v[i] = float(i - 18) * 0.3f;
   float w[37];
   std::copy(v, v + 37, w);
-  activate_span(Activation::gelu_erf, w, 37, 0.f, 0.f);
+  activate_block(Activation::gelu_erf, w, 37, 37, 1, 0.f, 0.f);
   for (int i = 0; i < 37; ++i) EXPECT_FLOAT_EQ(w[i], activate(Activation::gelu_erf, v[i], 0.f, 0.f));
 }

@@ -4,7 +4,7 @@
 // budget differs between translation units (a copy in libstrata_dnn that called exp_approx
 // per element was the one bound at run time for libstrata_blas too: GELU epilogue 2% -> 27%).
 //
-// Accuracy (f32, checked in tests/tile/test_epilogue.cpp against libm in double):
+// Accuracy (f32, checked in tests/tile/test_activation.cpp against libm in double):
 //   exp_approx  ≤ 3 ulp on [-87, 88]        tanh_approx ≤ 3e-7 absolute
 //   erf_approx  ≤ 6e-7 absolute             sigmoid ≤ 3e-7 absolute; SiLU follows
 //   gelu_erf_approx, gelu_tanh_approx ≤ 1e-6 + 1e-6 |f(x)| (their own forms, see below)
@@ -152,11 +152,6 @@ inline void activate_block(Activation a, float* x, int64_t ld, int64_t rows, int
   }
 }
 
-// n contiguous values.
-inline void activate_span(Activation a, float* x, int64_t n, float alpha, float beta) {
-  activate_block(a, x, n, n, 1, alpha, beta);
-}
-
 // Double precision: libm quality is affordable and expected; no approximation.
 inline double activate(Activation a, double x, double alpha, double beta) {
   switch (a) {
@@ -175,9 +170,6 @@ inline double activate(Activation a, double x, double alpha, double beta) {
 inline void activate_block(Activation a, double* x, int64_t ld, int64_t rows, int64_t cols, double alpha, double beta) {
   for (int64_t j = 0; j < cols; ++j)
     for (int64_t i = 0; i < rows; ++i) x[i + j * ld] = activate(a, x[i + j * ld], alpha, beta);
-}
-inline void activate_span(Activation a, double* x, int64_t n, double alpha, double beta) {
-  activate_block(a, x, n, n, 1, alpha, beta);
 }
 
 STRATA_TILE_NS_END

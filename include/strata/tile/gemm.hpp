@@ -139,10 +139,9 @@ void gemm(const GemmArgs<typename Kernel::T, TA, TB>& g, int threads, const Bloc
     scale_c(g, epi);
     return;
   }
-  if (!forced && tiny_gemm_serves<Kernel, T, TA, TB>(g.m, g.n, g.k, bs)) {
-    if constexpr (std::is_same_v<T, TA> && std::is_same_v<T, TB>)
+  if constexpr (std::is_same_v<T, TA> && std::is_same_v<T, TB>)
+    if (!forced && tiny_gemm_serves<Kernel>(g.m, g.n, g.k, bs))
       return tiny_gemm<Kernel>(g.m, g.n, g.k, g.alpha, g.a, g.b, g.beta, g.c, g.ldc, epi);
-  }
   PackPolicy policy = forced ? *forced : choose_pack_policy<Kernel>(g, bs);
   if (g.a.rs != 1) policy.pack_a = true;
   gemm_operands<Kernel>(g.m, g.n, g.k, g.alpha, a_operand(g.a), b_operand(g.b), g.beta, g.c, g.ldc, threads, bs, epi,

@@ -74,7 +74,7 @@ class BandRing {
   BandRing(const ConvProblem& p, int64_t row_floats, int64_t slack_floats, float* memory)
       : p_(p),
         row_floats_(row_floats),
-        slots_((p.filter[1] - 1) * p.dilation[1] + 1),
+        slots_(slots(p)),
         memory_(memory),
         zero_row_(memory + slots_ * row_floats),
         tags_(std::size_t(slots_), -1) {
@@ -82,8 +82,11 @@ class BandRing {
     // reads past a row into a slot not filled yet reads zeros (into columns it discards).
     std::fill(memory_, zero_row_ + row_floats_ + slack_floats, 0.f);
   }
+  // Rows held: the span of rows one output row reads.
+  static int64_t slots(const ConvProblem& p) { return (p.filter[1] - 1) * p.dilation[1] + 1; }
+  // Memory needed: the slots, the zero row, and the slack after it.
   static int64_t floats(const ConvProblem& p, int64_t row_floats, int64_t slack_floats) {
-    return ((p.filter[1] - 1) * p.dilation[1] + 2) * row_floats + slack_floats;
+    return (slots(p) + 1) * row_floats + slack_floats;
   }
 
   // The R rows output row (img, oh) reads, filling the slots of those not yet held.
