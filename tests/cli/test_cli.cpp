@@ -72,3 +72,15 @@ TEST(Cli, ForcedIsaIsReportedOrRefused) {
     EXPECT_NE(r2.out.find("cannot run the 'avx512' kernels"), std::string::npos) << r2.out;
   }
 }
+
+// `strata bench pool` counts every call it makes and refuses a single part (nothing to overlap).
+// The count of serialised calls depends on the machine's scheduler, so only the accounting is
+// checked here; docs/PERFORMANCE.md has the measured numbers.
+TEST(Cli, BenchPoolCountsItsCalls) {
+  auto r = run("bench pool --bursts 3 --calls 4 --part-ms 0.2 --pause-ms 1");
+  if (r.out.find("pool") == std::string::npos && r.code != 0) GTEST_SKIP() << "bench not built";
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find(" of 12 (first calls of a burst: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" of 3)"), std::string::npos) << r.out;
+  EXPECT_EQ(run("bench pool -t 1").code, 2);
+}

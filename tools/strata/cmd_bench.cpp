@@ -19,6 +19,7 @@
 #include "bench_conv.hpp"
 #endif
 #include "bench_level2.hpp"
+#include "bench_pool.hpp"
 #include "peers/gemm_peers.hpp"
 #include "peers/timing.hpp"
 #include "strata/blas/gemm_ex.hpp"
@@ -435,6 +436,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   gemm->add_option("--json", opt->json, "Also write JSON here");
   gemm->callback([opt, &exit_code] { exit_code = run_gemm_bench(*opt); });
   add_bench_level2_command(*bench, exit_code);
+  add_bench_pool_command(*bench, exit_code);
 #ifdef STRATA_CLI_BENCH_CONV
   add_bench_conv_command(*bench, exit_code);
 #endif
