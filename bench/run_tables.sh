@@ -12,6 +12,8 @@ mkdir -p "$out"
 "$strata" bench gemm -f bench/problems/gemm_issue4.txt --dtype u8s8s32 -t 1 -r 5 --csv "$out/gemm_u8s8s32.csv" | tee "$out/gemm_u8s8s32.txt"
 "$strata" bench gemm -p NN:49x2048x512,NN:196x1024x256,NN:512x49x2048,NN:4096x16x4096,NN:2048x96x2048,NN:100x100x100 -t 1 -r 5 | tee "$out/gemm_skinny.txt"
 "$strata" bench level2 | tee "$out/level2.txt"
+"$strata" bench pool | tee "$out/pool.txt"
+"$strata" bench pool --part-ms 0.2 | tee -a "$out/pool.txt"
 # Convolution: filters prepared once for strata (oneDNN's weight reorder is untimed too), then
 # the per-call filter for comparison; batch 1 and 8, 1 and 2 threads.
 "$strata" bench conv -b 1,8 -t 1,2 -r 5 --csv "$out/conv.csv" | tee "$out/conv.txt"
