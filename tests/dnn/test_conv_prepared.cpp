@@ -96,6 +96,43 @@ TEST(ConvPrepared, OnePreparationServesOtherBatchAndImageSizes) {
     }
 }
 
+// Winograd runs its products with tiles as rows (few tiles per block) or as columns, and stores
+// the prepared filter for the orientation of the problem it was prepared on. Here the two
+// problems choose opposite orientations for each algorithm (F2: 16 tiles vs blocks of 24; F4: 4
+// tiles vs blocks of 16), with a depth of several cache blocks: a filter prepared on one serves
+// the other with bitwise the unprepared call's result.
+TEST(ConvPrepared, WinogradFilterPreparedInEitherOrientationServesTheOther) {
+  const Spec few{"few_tiles", 1, 520, 24, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  const Spec many{"many_tiles", 4, 520, 24, 1, {16, 16}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  int compared = 0;
+  for (Isa isa : isas()) {
+    Handle h;
+    h.set_isa(isa);
+    const Descs df = make_descs(few, Layout::nhwc, FilterLayout::krsc);
+    const Descs dm = make_descs(many, Layout::nhwc, FilterLayout::krsc);
+    const auto w = random_floats(df.w.element_count(), 2);
+    const auto xf = random_floats(df.x.span(), 1), xm = random_floats(dm.x.span(), 3);
+    for (ConvAlgo algo : {ConvAlgo::winograd_2x2_3x3, ConvAlgo::winograd_4x4_3x3}) {
+      const PreparedFilter on_few = prepare_forward_filter(h, df.x, df.w, w.data(), df.conv, df.y, algo);
+      const PreparedFilter on_many = prepare_forward_filter(h, dm.x, dm.w, w.data(), dm.conv, dm.y, algo);
+      // The two forms differ (AVX2's 16- and 6-wide panels pad 24 channels differently; the
+      // portable kernel's 8 and 4 do not, and there both problems take columns), and each
+      // serves both problems.
+      if (isa != Isa::generic) {
+        EXPECT_NE(on_few.bytes(), on_many.bytes()) << conv_algo_name(algo) << " " << isa_name(isa);
+      }
+      for (const PreparedFilter* pf : {&on_few, &on_many}) {
+        EXPECT_TRUE(same_bits(forward(h, df, xf, w, algo, pf), forward(h, df, xf, w, algo, nullptr)))
+            << conv_algo_name(algo) << " " << isa_name(isa) << (pf == &on_few ? " own" : " other");
+        EXPECT_TRUE(same_bits(forward(h, dm, xm, w, algo, pf), forward(h, dm, xm, w, algo, nullptr)))
+            << conv_algo_name(algo) << " " << isa_name(isa) << (pf == &on_many ? " own" : " other");
+        compared += 2;
+      }
+    }
+  }
+  EXPECT_GE(compared, 8);
+}
+
 TEST(ConvPrepared, FusedForwardWithAPreparedFilter) {
   Handle h;
   const Spec s{"fused", 2, 8, 16, 1, {12, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};

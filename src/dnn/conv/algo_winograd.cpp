@@ -4,12 +4,20 @@
 // Everything runs channels-last: tensors whose channels are not contiguous (NCHW) are staged
 // through channels-last copies in the workspace, which costs one pass over x and y and lets
 // every transform load and store 8 consecutive channels at once.
-// Per group: the filter is transformed into alpha^2 matrices U[xi] (K x C), stored as the
-// GEMM microkernel's packed A operand (once per call, or once for all with a prepared filter);
-// output tiles are processed in blocks of PB tiles (PB fixed by C, never by the thread count):
+// Per group: the filter is transformed into alpha^2 matrices U[xi] (K x C), stored as one of
+// the GEMM microkernel's packed operands (once per call, or once for all with a prepared
+// filter); output tiles are processed in blocks of PB tiles (PB fixed by C, never by the
+// thread count):
 //   input transform  V[xi] (C x PB)  = B^T d B of each tile's alpha x alpha patch
 //   alpha^2 GEMMs    M[xi] (K x PB)  = U[xi] V[xi]          (the tile engine)
 //   output transform y tile          = A^T M A, blended with alpha/beta, edges clipped
+// The products run in one of two orientations, fixed per problem with U's layout:
+//   tiles as columns  M = U V, U as packed A panels: blocks of many tiles.
+//   tiles as rows     M^T = V^T U^T, U as packed B panels: blocks of few tiles (small images
+//                     at small batch), where whole row panels of tiles pad less than column
+//                     tiles do and U, the bulk of the data, streams through once per block
+//                     (res5's 7x7 images at batch 1: 16 tiles are exactly one 16-row panel,
+//                     but 6 + 6 + 4 columns).
 // Every output element is computed by the same arithmetic whichever thread owns its block,
 // so results are bitwise identical across thread counts.
 //
@@ -37,6 +45,7 @@ struct Geometry {
   int m, alpha, xi;                  // output tile size, input tile size, alpha^2
   int64_t th, tw, tiles_per_image;   // tiles per (n, d) plane
   int64_t tiles, pb, blocks;         // all tiles, tiles per block, block count
+  bool tiles_as_rows = false;        // the products' orientation (header comment)
 };
 
 // Tiles per block: keep V (alpha^2 x C x PB floats) near 1 MiB; a multiple of the lane count.
@@ -53,6 +62,26 @@ Geometry geometry(const ConvProblem& p, int m) {
   return g;
 }
 
+// U's panel width in the orientation g holds.
+int u_width(const WinogradKernelSet& set, const Geometry& g) {
+  return g.tiles_as_rows ? set.panel_width_b : set.panel_width_a;
+}
+
+// Tiles as rows for blocks of at most four row panels whose tiles and output channels, padded
+// to whole panels, make a smaller product that way round.
+bool prefers_tiles_as_rows(const ConvProblem& p, const Geometry& g, const WinogradKernelSet& set) {
+  const int64_t cols = std::min(g.pb, g.tiles);
+  const int mr = set.panel_width_a, nr = set.panel_width_b;
+  if (cols > 4 * mr) return false;
+  auto pad = [](int64_t x, int64_t w) { return (x + w - 1) / w * w; };
+  return pad(cols, mr) * pad(p.kg(), nr) < pad(cols, nr) * pad(p.kg(), mr);
+}
+
+// A prepared filter starts with a header (64 bytes, so U stays aligned) naming its orientation:
+// a filter prepared on one problem serves calls with other batch and image sizes, whose own
+// choice may differ.
+constexpr std::size_t kPreparedHeaderFloats = 16;
+
 int buffer_sets(const ConvProblem& p, const Geometry& g) { return int(std::min<int64_t>(p.threads, g.blocks)); }
 
 // Channels are contiguous in x and y as given; otherwise the call stages them (staged_x/y).
@@ -66,8 +95,8 @@ std::size_t staging_bytes(const ConvProblem& p) {
   return b;
 }
 
-// U: per group and xi, the filter transforms as the products' packed A operand, in panels of
-// the kernel's MR output channels; K rounded up to whole panels, zero-padded.
+// U: per group and xi, the filter transforms as the products' packed A (or B) operand, in
+// panels of the kernel's MR (or NR) output channels; K rounded up to whole panels, zero-padded.
 int64_t padded_k(const ConvProblem& p, int mr) { return (p.kg() + mr - 1) / mr * mr; }
 std::size_t filter_floats(const ConvProblem& p, const Geometry& g, int mr) {
   return std::size_t(p.groups * g.xi * padded_k(p, mr) * p.cg());
@@ -160,11 +189,11 @@ void transform_inputs(const ConvProblem& p, const Geometry& g, const WinogradKer
   }
 }
 
-// Output transform of filters [k_lo, k_hi): M[xi] holds tile t's output channels
-// contiguously (M + xi * pb * K + t * K + k); lanes are 8 consecutive channels.
-void transform_outputs(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern, const float* M,
-                       int64_t grp, const std::vector<TileOrigin>& origins, int64_t k_lo, int64_t k_hi, float* y,
-                          float alpha, float beta) {
+// Output transform of filters [k_lo, k_hi), tiles as columns: M[xi] holds tile t's output
+// channels contiguously (M + xi * pb * K + t * K + k); lanes are 8 consecutive channels.
+void transform_outputs_tiles_as_columns(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern,
+                                        const float* M, int64_t grp, const std::vector<TileOrigin>& origins,
+                                        int64_t k_lo, int64_t k_hi, float* y, float alpha, float beta) {
   const int m = g.m, A = g.alpha;
   const int64_t Kg = p.kg(), m_stride = g.pb * Kg;
   alignas(32) float mbuf[36 * L], ybuf[16 * L];
@@ -175,8 +204,7 @@ void transform_outputs(const ConvProblem& p, const Geometry& g, const WinogradKe
     const int rows = int(std::min<int64_t>(m, p.out[1] - o.oh0)), cols = int(std::min<int64_t>(m, p.out[2] - o.ow0));
     for (int64_t k0 = k_lo; k0 < k_hi; k0 += L) {
       const int lanes = int(std::min<int64_t>(L, k_hi - k0));
-      const float* mt = M + int64_t(t) * Kg + k0;
-      if (lanes == L) {
+      if (const float* mt = M + int64_t(t) * Kg + k0; lanes == L) {
         kern.output(mt, m_stride, ybuf);
       } else {  // do not read past this tile's channels (the last tile ends the buffer)
         for (int e = 0; e < A * A; ++e)
@@ -193,14 +221,57 @@ void transform_outputs(const ConvProblem& p, const Geometry& g, const WinogradKe
   }
 }
 
+// The same with tiles as rows: M[xi] holds channel k's tiles contiguously
+// (M + xi * pb * K + k * pb + t), so lanes are 8 consecutive tiles of one channel, each lane's
+// outputs stored to its own tile.
+void transform_outputs_tiles_as_rows(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern,
+                                     const float* M, int64_t grp, const std::vector<TileOrigin>& origins,
+                                     int64_t k_lo, int64_t k_hi, float* y, float alpha, float beta) {
+  const int m = g.m, A = g.alpha;
+  const int64_t m_stride = g.pb * p.kg(), count = int64_t(origins.size());
+  alignas(32) float mbuf[36 * L], ybuf[16 * L];
+  float* yg = y + grp * p.kg() * p.ys[1];
+  for (int64_t t0 = 0; t0 < count; t0 += L) {
+    const int lanes = int(std::min<int64_t>(L, count - t0));
+    for (int64_t k = k_lo; k < k_hi; ++k) {
+      const float* mt = M + k * g.pb + t0;
+      if (lanes == L) {
+        kern.output(mt, m_stride, ybuf);
+      } else {  // the rows past the block's tiles were never written
+        for (int e = 0; e < A * A; ++e)
+          for (int l = 0; l < L; ++l) mbuf[e * L + l] = l < lanes ? mt[e * m_stride + l] : 0.f;
+        kern.output(mbuf, L, ybuf);
+      }
+      for (int l = 0; l < lanes; ++l) {
+        const TileOrigin& o = origins[std::size_t(t0 + l)];
+        float* base = yg + o.n * p.ys[0] + o.d * p.ys[2] + o.oh0 * p.ys[3] + o.ow0 * p.ys[4] + k;
+        const int rows = int(std::min<int64_t>(m, p.out[1] - o.oh0)), cols = int(std::min<int64_t>(m, p.out[2] - o.ow0));
+        for (int i = 0; i < rows; ++i)
+          for (int j = 0; j < cols; ++j) blend_store(base + i * p.ys[3] + j * p.ys[4], ybuf[(i * m + j) * L + l], alpha, beta);
+      }
+    }
+  }
+}
+
+void transform_outputs(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern, const float* M,
+                       int64_t grp, const std::vector<TileOrigin>& origins, int64_t k_lo, int64_t k_hi, float* y,
+                       float alpha, float beta) {
+  if (g.tiles_as_rows) transform_outputs_tiles_as_rows(p, g, kern, M, grp, origins, k_lo, k_hi, y, alpha, beta);
+  else transform_outputs_tiles_as_columns(p, g, kern, M, grp, origins, k_lo, k_hi, y, alpha, beta);
+}
+
 // The alpha^2 products M[xi] = U[xi] V[xi] for xi in [xi_lo, xi_hi), one thread each, on the
 // GEMM microkernel with U already in its panels.
 void multiply(const ConvProblem& p, const Geometry& g, const WinogradKernelSet& set, const float* U, const float* V,
               float* M, int64_t grp, int64_t count, int xi_lo, int xi_hi) {
-  const int64_t Kg = p.kg(), Cg = p.cg(), Kp = padded_k(p, set.panel_width_a);
-  for (int xi = xi_lo; xi < xi_hi; ++xi)
-    set.multiply_channels_last(V + int64_t(xi) * Cg * g.pb, U + (grp * g.xi + xi) * Kp * Cg,
-                               M + int64_t(xi) * Kg * g.pb, count, Kg, Cg);
+  const int64_t Kg = p.kg(), Cg = p.cg(), Kp = padded_k(p, u_width(set, g));
+  for (int xi = xi_lo; xi < xi_hi; ++xi) {
+    const float* v = V + int64_t(xi) * Cg * g.pb;
+    const float* u = U + (grp * g.xi + xi) * Kp * Cg;
+    float* m = M + int64_t(xi) * Kg * g.pb;
+    if (g.tiles_as_rows) set.multiply_tiles_as_rows(v, u, m, g.pb, count, Kg, Cg);
+    else set.multiply_channels_last(v, u, m, count, Kg, Cg);
+  }
 }
 
 // Packed channels-last element strides {n, c, d, h, w} of an (n, ch, dims) tensor.
@@ -266,14 +337,18 @@ void stage_out(const ConvProblem& p, int64_t ch, const std::array<int64_t, 3>& d
 }
 
 void forward(const ConvProblem& p, const ConvArgs& a, int m) {
-  const Geometry g = geometry(p, m);
   const WinogradKernelSet& set = winograd_kernels(p.isa);
   const WinogradKernels& kern = m == 4 ? set.f4 : set.f2;
+  Geometry g = geometry(p, m);
   WorkspaceCarver ws(a.workspace, a.workspace_bytes);
-  const float* U = a.prepared_w;  // transformed once by prepare_filter, or now
-  if (!U) {
-    float* u = ws.take<float>(filter_floats(p, g, set.panel_width_a));
-    transform_filters(p, g, kern, set.panel_width_a, a.w, u);
+  const float* U = a.prepared_w;  // transformed once by prepare_filter (its header says how), or now
+  if (U) {
+    g.tiles_as_rows = U[0] != 0.f;
+    U += kPreparedHeaderFloats;
+  } else {
+    g.tiles_as_rows = prefers_tiles_as_rows(p, g, set);
+    float* u = ws.take<float>(filter_floats(p, g, u_width(set, g)));
+    transform_filters(p, g, kern, u_width(set, g), a.w, u);
     U = u;
   }
   // The channels-last problem actually computed: x and y staged when their channels are not
@@ -355,9 +430,9 @@ class WinogradAlgorithm final : public ConvAlgorithm {
 
   std::size_t workspace_size(const ConvProblem& p) const override {
     const ConvProblem q = as_forward(p);
-    const Geometry g = geometry(q, m_);
-    const int width = winograd_kernels(q.isa).panel_width_a;
-    const std::size_t filter = p.filter_prepared ? 0 : WorkspaceCarver::round_up(filter_floats(q, g, width) * 4);
+    const Geometry g = oriented_geometry(q);
+    const std::size_t filter =
+        p.filter_prepared ? 0 : WorkspaceCarver::round_up(filter_floats(q, g, u_width(winograd_kernels(q.isa), g)) * 4);
     return filter + staging_bytes(q) +
            WorkspaceCarver::round_up(block_floats(q, g) * 4 * std::size_t(buffer_sets(q, g)));
   }
@@ -365,11 +440,16 @@ class WinogradAlgorithm final : public ConvAlgorithm {
   // Prepared: the alpha^2 transformed filters U, computed once instead of per call (at batch 1
   // on 14x14 and 7x7 images they cost as much as the products themselves).
   std::size_t prepared_filter_floats(const ConvProblem& p) const override {
-    return p.op == ConvOp::forward ? filter_floats(p, geometry(p, m_), winograd_kernels(p.isa).panel_width_a) : 0;
+    if (p.op != ConvOp::forward) return 0;
+    const Geometry g = oriented_geometry(p);
+    return kPreparedHeaderFloats + filter_floats(p, g, u_width(winograd_kernels(p.isa), g));
   }
   void prepare_filter(const ConvProblem& p, const float* w, float* out) const override {
     const WinogradKernelSet& set = winograd_kernels(p.isa);
-    transform_filters(p, geometry(p, m_), m_ == 4 ? set.f4 : set.f2, set.panel_width_a, w, out);
+    const Geometry g = oriented_geometry(p);
+    std::fill(out, out + kPreparedHeaderFloats, 0.f);
+    out[0] = g.tiles_as_rows ? 1.f : 0.f;
+    transform_filters(p, g, m_ == 4 ? set.f4 : set.f2, u_width(set, g), w, out + kPreparedHeaderFloats);
   }
 
   double estimated_cost(const ConvProblem& p) const override {
@@ -394,6 +474,12 @@ class WinogradAlgorithm final : public ConvAlgorithm {
   }
 
  private:
+  // The geometry with the orientation an unprepared call on p takes.
+  Geometry oriented_geometry(const ConvProblem& p) const {
+    Geometry g = geometry(p, m_);
+    g.tiles_as_rows = prefers_tiles_as_rows(p, g, winograd_kernels(p.isa));
+    return g;
+  }
   static ConvProblem as_forward(const ConvProblem& p) {
     return p.op == ConvOp::backward_data ? backward_data_as_forward(p) : p;
   }

@@ -35,6 +35,13 @@ struct WinogradKernelSet {
   //   m (k x tiles, column-major, ld k) = u (k x c, panels) * v (c x tiles, column-major, ld c)
   int panel_width_a;
   void (*multiply_channels_last)(const float* v, const float* u, float* m, int64_t tiles, int64_t k, int64_t c);
+  // The same products transposed, for blocks of few tiles (a whole number of row panels where
+  // tiles as columns would leave a ragged column tile, and U read once instead of once per
+  // column tile): U[xi] stored as the packed B operand (panels of `panel_width_b` channels).
+  //   m (tiles x k, column-major, ld ldm) = v^T (tiles x c, v as above) * u (c x k, panels)
+  int panel_width_b;
+  void (*multiply_tiles_as_rows)(const float* v, const float* u, float* m, int64_t ldm, int64_t tiles, int64_t k,
+                                 int64_t c);
 };
 
 extern const WinogradKernelSet winograd_kernels_generic;
