@@ -30,6 +30,20 @@ struct MicroKernel {
   // constants; zero means "use the run-time value".
   // Always inlined, as start and store are: the accumulators stay in registers only while the
   // whole tile is one function (an out-of-line call taking their address keeps them in memory).
+  // Independent accumulator sets the k loop rotates through. Covering the FMA latency takes
+  // about 8 accumulators in flight (4 cycles x 2 FMAs per cycle); the narrow edge kernels
+  // (16x3, 16x1, 8x6 on AVX2) have fewer, so their steps alternate between sets, added in a
+  // fixed order at the end (the same for every call: results stay deterministic). A 16x1 edge
+  // column ran at a quarter of the FMA rate with one set. Full tiles keep one set.
+  static constexpr int chains = [] {
+    const int per_set = NR * NV, wanted = (8 + per_set - 1) / per_set, fit = (16 - NV - 1) / per_set;
+    return wanted < fit ? wanted : (fit > 1 ? fit : 1);
+  }();
+
+  // acc += A B over kc steps. Strides given as template arguments (non-zero) are used as
+  // constants; zero means "use the run-time value".
+  // Always inlined, as start and store are: the accumulators stay in registers only while the
+  // whole tile is one function (an out-of-line call taking their address keeps them in memory).
   template <int APS, int BPS, int BJS>
   [[gnu::always_inline]] static void accumulate(int64_t kc, const T* __restrict a, int64_t a_ps,
                                                 const T* __restrict b, int64_t b_ps, int64_t b_js,
@@ -37,8 +51,8 @@ struct MicroKernel {
     if constexpr (APS != 0) a_ps = APS;
     if constexpr (BPS != 0) b_ps = BPS;
     if constexpr (BJS != 0) b_js = BJS;
-#pragma GCC unroll 4
-    for (int64_t p = 0; p < kc; ++p) {
+    // One k step into the accumulator set t.
+    auto step = [&](V (&t)[NR][NV]) __attribute__((always_inline)) {
       V av[NV];
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) av[v] = V::load(a + v * V::lanes);
@@ -46,10 +60,39 @@ struct MicroKernel {
       for (int j = 0; j < NR; ++j) {
         const V bj = V::broadcast(b + j * b_js);
 #pragma GCC unroll 8
-        for (int v = 0; v < NV; ++v) acc[j][v] = fma(av[v], bj, acc[j][v]);
+        for (int v = 0; v < NV; ++v) t[j][v] = fma(av[v], bj, t[j][v]);
       }
       a += a_ps;
       b += b_ps;
+    };
+    if constexpr (chains == 1) {
+#pragma GCC unroll 4
+      for (int64_t p = 0; p < kc; ++p) step(acc);
+    } else {
+      V more[chains - 1][NR][NV];
+#pragma GCC unroll 8
+      for (int s = 0; s < chains - 1; ++s)
+#pragma GCC unroll 16
+        for (int j = 0; j < NR; ++j)
+#pragma GCC unroll 8
+          for (int v = 0; v < NV; ++v) more[s][j][v] = V::zero();
+      int64_t p = 0;
+#pragma GCC unroll 2
+      for (; p + chains <= kc; p += chains) {
+        step(acc);
+#pragma GCC unroll 8
+        for (int s = 0; s < chains - 1; ++s) step(more[s]);
+      }
+      if (p < kc) step(acc);
+#pragma GCC unroll 8
+      for (int s = 0; s < chains - 1; ++s)
+        if (p + 1 + s < kc) step(more[s]);
+#pragma GCC unroll 8
+      for (int s = 0; s < chains - 1; ++s)
+#pragma GCC unroll 16
+        for (int j = 0; j < NR; ++j)
+#pragma GCC unroll 8
+          for (int v = 0; v < NV; ++v) acc[j][v] = acc[j][v] + more[s][j][v];
     }
   }
 
@@ -115,16 +158,25 @@ struct MicroKernel {
   }
 };
 
-// A tile (mr <= MR, nr <= NR) into c by the narrowest kernel that covers it: the half-height
-// or half-width kernel when the kernel has them and the tile fits, else the full kernel.
+// A tile (mr <= MR, nr <= NR) into c by the narrowest kernels that cover it: the half-height
+// kernel when the rows fit it; the half-width kernel when the columns do, recursively (16x6 ->
+// 16x3 -> 16x1); columns beyond half as a half-width tile plus the rest (16x4 = 16x3 + 16x1),
+// so an edge costs about its own width instead of a full tile.
 template <class Kernel, class T>
 void run_narrowest(int64_t mr, int64_t nr, int64_t kc, const T* at, int64_t a_ps, const T* bt, int64_t b_ps,
                    int64_t b_js, T* c, int64_t ldc, T alpha, T beta) {
   if constexpr (requires { typename Kernel::HalfRows; typename Kernel::HalfCols; }) {
-    if (Kernel::HalfRows::mr < Kernel::mr && mr <= Kernel::HalfRows::mr)
-      return Kernel::HalfRows::run(kc, at, a_ps, bt, b_ps, b_js, c, ldc, alpha, beta);
-    if (Kernel::HalfCols::nr < Kernel::nr && nr <= Kernel::HalfCols::nr)
-      return Kernel::HalfCols::run(kc, at, a_ps, bt, b_ps, b_js, c, ldc, alpha, beta);
+    using HalfRows = typename Kernel::HalfRows;
+    using HalfCols = typename Kernel::HalfCols;
+    if (HalfRows::mr < Kernel::mr && mr <= HalfRows::mr)
+      return run_narrowest<HalfRows>(mr, nr, kc, at, a_ps, bt, b_ps, b_js, c, ldc, alpha, beta);
+    if (HalfCols::nr < Kernel::nr && nr < Kernel::nr) {
+      if (nr <= HalfCols::nr)
+        return run_narrowest<HalfCols>(mr, nr, kc, at, a_ps, bt, b_ps, b_js, c, ldc, alpha, beta);
+      HalfCols::run(kc, at, a_ps, bt, b_ps, b_js, c, ldc, alpha, beta);
+      return run_narrowest<Kernel>(mr, nr - HalfCols::nr, kc, at, a_ps, bt + HalfCols::nr * b_js, b_ps, b_js,
+                                   c + HalfCols::nr * ldc, ldc, alpha, beta);
+    }
   }
   Kernel::run(kc, at, a_ps, bt, b_ps, b_js, c, ldc, alpha, beta);
 }

@@ -79,7 +79,8 @@ bool prefers_tiles_as_rows(const ConvProblem& p, const Geometry& g, const Winogr
 
 // A prepared filter starts with a header (64 bytes, so U stays aligned) naming its orientation:
 // a filter prepared on one problem serves calls with other batch and image sizes, whose own
-// choice may differ.
+// choice may differ (then the result equals the unprepared call's up to summation order: edge
+// tiles add their steps in chains, tile::MicroKernel::chains).
 constexpr std::size_t kPreparedHeaderFloats = 16;
 
 int buffer_sets(const ConvProblem& p, const Geometry& g) { return int(std::min<int64_t>(p.threads, g.blocks)); }

@@ -140,36 +140,20 @@ const tile::BlockSizes& blocks() {
   return bs;
 }
 
-// The operand policy and block sizes of the tiles-as-columns products (tile::gemm's own choice
-// for that shape). The tiles-as-rows products take the same depth blocks, so both orientations
-// add the same partial sums in the same order: a prepared filter whose orientation differs from
-// the call's own choice gives bitwise the same result.
-struct ColumnsPlan {
-  tile::PackPolicy policy;
-  tile::BlockSizes blocks;
-};
-ColumnsPlan columns_plan(const float* v, int64_t tiles, int64_t k, int64_t c) {
+void multiply_channels_last(const float* v, const float* u, float* m, int64_t tiles, int64_t k, int64_t c) {
   tile::GemmArgs<float> shape;  // what the operand policy looks at: B = v, column-major
   shape.m = k, shape.n = tiles, shape.k = c, shape.b = {v, 1, c};
-  const tile::PackPolicy policy = tile::choose_pack_policy<Kernel>(shape, blocks());
-  return {policy, tile::streaming_blocks<Kernel>(k, c, blocks(), policy)};
-}
-
-void multiply_channels_last(const float* v, const float* u, float* m, int64_t tiles, int64_t k, int64_t c) {
-  const ColumnsPlan plan = columns_plan(v, tiles, k, c);
   const tile::PrepackedOperand<float, Kernel::mr> ut{u, c, 0};  // (k, c) in MR panels
-  tile::gemm_operands<Kernel>(k, tiles, c, 1.f, ut, tile::b_operand(tile::MatrixView<float>{v, 1, c}), 0.f, m, k, 1,
-                              blocks(), tile::NoEpilogue{}, plan.policy);  // which derives plan.blocks again
+  tile::gemm_operands<Kernel>(k, tiles, c, 1.f, ut, tile::b_operand(shape.b), 0.f, m, k, 1, blocks(),
+                              tile::NoEpilogue{}, tile::choose_pack_policy<Kernel>(shape, blocks()));
 }
 
 void multiply_tiles_as_rows(const float* v, const float* u, float* m, int64_t ldm, int64_t tiles, int64_t k,
                             int64_t c) {
-  tile::BlockSizes bs = blocks();
-  bs.kc = columns_plan(v, tiles, k, c).blocks.kc;
   const tile::MatrixView<float> vt{v, c, 1};  // tile t's channels contiguous: a row of v^T
   const tile::PrepackedOperand<float, Kernel::nr> ut{u, c, 0};  // (c, k) in NR panels
-  tile::gemm_operands<Kernel>(tiles, k, c, 1.f, tile::a_operand(vt), ut, 0.f, m, ldm, 1, bs, tile::NoEpilogue{},
-                              tile::PackPolicy{});
+  tile::gemm_operands<Kernel>(tiles, k, c, 1.f, tile::a_operand(vt), ut, 0.f, m, ldm, 1, blocks(),
+                              tile::NoEpilogue{}, tile::PackPolicy{});
 }
 
 WinogradKernelSet make_winograd_kernels() {
