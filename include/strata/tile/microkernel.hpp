@@ -158,27 +158,33 @@ struct MicroKernel {
   }
 };
 
-// A tile (mr <= MR, nr <= NR) into c by the narrowest kernels that cover it: the half-height
+// The narrowest kernels that cover an mr x nr tile (mr <= MR, nr <= NR): the half-height
 // kernel when the rows fit it; the half-width kernel when the columns do, recursively (16x6 ->
 // 16x3 -> 16x1); columns beyond half as a half-width tile plus the rest (16x4 = 16x3 + 16x1),
-// so an edge costs about its own width instead of a full tile.
-template <class Kernel, class T>
-void run_narrowest(int64_t mr, int64_t nr, int64_t kc, const T* at, int64_t a_ps, const T* bt, int64_t b_ps,
-                   int64_t b_js, T* c, int64_t ldc, T alpha, T beta) {
+// so an edge costs about its own width instead of a full tile. Calls
+// run.template operator()<K>(j0) for each kernel K, covering columns [j0, j0 + K::nr).
+template <class Kernel, class Run>
+void cover_narrowest(int64_t mr, int64_t nr, Run&& run, int64_t j0 = 0) {
   if constexpr (requires { typename Kernel::HalfRows; typename Kernel::HalfCols; }) {
     using HalfRows = typename Kernel::HalfRows;
     using HalfCols = typename Kernel::HalfCols;
-    if (HalfRows::mr < Kernel::mr && mr <= HalfRows::mr)
-      return run_narrowest<HalfRows>(mr, nr, kc, at, a_ps, bt, b_ps, b_js, c, ldc, alpha, beta);
+    if (HalfRows::mr < Kernel::mr && mr <= HalfRows::mr) return cover_narrowest<HalfRows>(mr, nr, run, j0);
     if (HalfCols::nr < Kernel::nr && nr < Kernel::nr) {
-      if (nr <= HalfCols::nr)
-        return run_narrowest<HalfCols>(mr, nr, kc, at, a_ps, bt, b_ps, b_js, c, ldc, alpha, beta);
-      HalfCols::run(kc, at, a_ps, bt, b_ps, b_js, c, ldc, alpha, beta);
-      return run_narrowest<Kernel>(mr, nr - HalfCols::nr, kc, at, a_ps, bt + HalfCols::nr * b_js, b_ps, b_js,
-                                   c + HalfCols::nr * ldc, ldc, alpha, beta);
+      if (nr <= HalfCols::nr) return cover_narrowest<HalfCols>(mr, nr, run, j0);
+      run.template operator()<HalfCols>(j0);
+      return cover_narrowest<Kernel>(mr, nr - HalfCols::nr, run, j0 + HalfCols::nr);
     }
   }
-  Kernel::run(kc, at, a_ps, bt, b_ps, b_js, c, ldc, alpha, beta);
+  run.template operator()<Kernel>(j0);
+}
+
+// A tile into c by the narrowest kernels that cover it (cover_narrowest).
+template <class Kernel, class T>
+void run_narrowest(int64_t mr, int64_t nr, int64_t kc, const T* at, int64_t a_ps, const T* bt, int64_t b_ps,
+                   int64_t b_js, T* c, int64_t ldc, T alpha, T beta) {
+  cover_narrowest<Kernel>(mr, nr, [&]<class K>(int64_t j0) {
+    K::run(kc, at, a_ps, bt + j0 * b_js, b_ps, b_js, c + j0 * ldc, ldc, alpha, beta);
+  });
 }
 
 // A micro-tile of C of rows x cols (at most MR x NR). run(c, ldc) writes a whole MR x NR tile,

@@ -144,7 +144,11 @@ void run_band(const ConvProblem& p, const tile::ConvGeometry& geo, const float* 
           const float* a = filter_panels + i * depth * MR;
           tile::ragged_tile<MR, NR>(std::min<int64_t>(MR, kg - i * MR), live, yg + i * MR + pixel * ldc, ldc, beta,
                                     edge, [&](float* c, int64_t ld) {
-                                      Kernel::run_pieces(R, run, a, rows, ow0 * b_js, b_js, c, ld, alpha, beta);
+                                      // Narrower columns only (MR rows): run_pieces reads A as K's own panels.
+                                      tile::cover_narrowest<Kernel>(MR, live, [&]<class K>(int64_t j0) {
+                                        K::run_pieces(R, run, a, rows, (ow0 + j0) * b_js, b_js, c + j0 * ld, ld,
+                                                      alpha, beta);
+                                      });
                                     });
         }
         if constexpr (!Epilogue::is_identity) epi(yg + pixel * ldc, ldc, 0, pixel, kg, live);
