@@ -85,10 +85,11 @@ PackPolicy choose_pack_policy(const GemmArgs<T, TA, TB>& g, const BlockSizes& bs
 // walks). On one thread all rows make one A block (the policy streams B only while they are at
 // most three blocks), read from L3 once per column panel: one core's share of L3 bandwidth
 // feeds the kernel, and B is read once per k block. With more parts the cores would share
-// that bandwidth, so the A block keeps its L2 budget (bs.mc x bs.kc elements). Measured
-// interleaved: the 1x1 convolution 256 x 196 x 1024 (prepared filter as A) 0.93 -> 0.97x
-// oneDNN on 1 thread; 512 x 196 x 1024 on 2 threads 0.80x with the one-block rule, 0.96x
-// with the budget. nc shrinks to keep a packed B block (narrow B types are packed even then)
+// that bandwidth, so the rows split into equal blocks within about L2 (1.5 x bs.mc x bs.kc
+// elements). Measured interleaved: the 1x1 convolution 256 x 196 x 1024 (prepared filter as
+// A) 0.93 -> 0.97x oneDNN on 1 thread; 512 x 196 x 1024 on 2 threads 0.80x with one block,
+// 0.96x within the budget; 49 x 512 x 2048 (NCHW res5, 2 threads) 0.67-0.85x when the
+// budget left a last block of one row, 0.96x with equal blocks. nc shrinks to keep a packed B block (narrow B types are packed even then)
 // within its budget. kc depends only on the whole problem and the shape-chosen policy — not on
 // the thread split or on B's stored type — so results stay thread-count independent and
 // gemm_ex(bf16) equals sgemm of the widened inputs bitwise (mc changes no sum).
@@ -101,8 +102,13 @@ BlockSizes streaming_blocks(int64_t m, int64_t k, const BlockSizes& bs, PackPoli
     b.kc = std::max(bs.kc, (k + pieces - 1) / pieces);
     b.nc = std::max<int64_t>(Kernel::nr, bs.kc * bs.nc / b.kc / Kernel::nr * Kernel::nr);
     const int64_t all_rows = (m + Kernel::mr - 1) / Kernel::mr * Kernel::mr;
-    if (parts == 1) b.mc = std::max(bs.mc, std::min(all_rows, 3 * a_block_rows<Kernel>(k, bs)));
-    else b.mc = std::max<int64_t>(Kernel::mr, bs.mc * bs.kc / b.kc / Kernel::mr * Kernel::mr);
+    if (parts == 1) {
+      b.mc = std::max(bs.mc, std::min(all_rows, 3 * a_block_rows<Kernel>(k, bs)));
+    } else {  // equal row blocks of at most 1.5 x A's L2 budget (a last block of one row would re-read all of B)
+      const int64_t budget_rows = std::max<int64_t>(Kernel::mr, 3 * bs.mc * bs.kc / 2 / b.kc / Kernel::mr * Kernel::mr);
+      const int64_t blocks = (all_rows + budget_rows - 1) / budget_rows;
+      b.mc = ((all_rows + blocks - 1) / blocks + Kernel::mr - 1) / Kernel::mr * Kernel::mr;
+    }
   }
   return b;
 }

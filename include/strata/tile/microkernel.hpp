@@ -189,7 +189,7 @@ void run_narrowest(int64_t mr, int64_t nr, int64_t kc, const T* at, int64_t a_ps
 
 // A micro-tile of C of rows x cols (at most MR x NR). run(c, ldc) writes a whole MR x NR tile,
 // so a ragged one runs on a copy of its valid part (edge: MR x NR, leading dimension MR) that
-// is copied back: the same arithmetic as a full tile, and nothing outside C is touched.
+// is copied back: the same arithmetic as run gives in place, and nothing outside C is touched.
 // beta == 0 never reads C.
 // The copies run over a fixed MR with a condition, not to `rows`: GCC turns a variable-length
 // copy loop into an inline `rep movs`, whose start-up cost (~30 cycles per column) dominated
