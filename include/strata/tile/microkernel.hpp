@@ -160,28 +160,30 @@ struct MicroKernel {
 
 // The narrowest kernels that cover an mr x nr tile (mr <= MR, nr <= NR): the half-height
 // kernel when the rows fit it; the half-width kernel when the columns do, recursively (16x6 ->
-// 16x3 -> 16x1); columns beyond half as a half-width tile plus the rest (16x4 = 16x3 + 16x1),
-// so an edge costs about its own width instead of a full tile. Calls
+// 16x3 -> 16x1); a few columns beyond half as a half-width tile plus the rest (16x4 = 16x3 +
+// 16x1; 16x5 stays one 16x6 tile, 16x2 one 16x3: two narrow tiles would cost more, since a
+// 16x1 tile is bound by its loads at about two thirds of a 16x3 one). Calls
 // run.template operator()<K>(j0) for each kernel K, covering columns [j0, j0 + K::nr).
 template <class Kernel, class Run>
-void cover_narrowest(int64_t mr, int64_t nr, Run&& run, int64_t j0 = 0) {
+[[gnu::always_inline]] inline void cover_narrowest(int64_t mr, int64_t nr, Run&& run, int64_t j0 = 0) {
   if constexpr (requires { typename Kernel::HalfRows; typename Kernel::HalfCols; }) {
     using HalfRows = typename Kernel::HalfRows;
     using HalfCols = typename Kernel::HalfCols;
     if (HalfRows::mr < Kernel::mr && mr <= HalfRows::mr) return cover_narrowest<HalfRows>(mr, nr, run, j0);
-    if (HalfCols::nr < Kernel::nr && nr < Kernel::nr) {
-      if (nr <= HalfCols::nr) return cover_narrowest<HalfCols>(mr, nr, run, j0);
+    if (HalfCols::nr < Kernel::nr && nr <= HalfCols::nr) return cover_narrowest<HalfCols>(mr, nr, run, j0);
+    if (HalfCols::nr < Kernel::nr && 2 * (nr - HalfCols::nr) <= HalfCols::nr) {
       run.template operator()<HalfCols>(j0);
-      return cover_narrowest<Kernel>(mr, nr - HalfCols::nr, run, j0 + HalfCols::nr);
+      return cover_narrowest<HalfCols>(mr, nr - HalfCols::nr, run, j0 + HalfCols::nr);
     }
   }
   run.template operator()<Kernel>(j0);
 }
 
-// A tile into c by the narrowest kernels that cover it (cover_narrowest).
+// A tile into c by the narrowest kernels that cover it (cover_narrowest); a full tile directly.
 template <class Kernel, class T>
 void run_narrowest(int64_t mr, int64_t nr, int64_t kc, const T* at, int64_t a_ps, const T* bt, int64_t b_ps,
                    int64_t b_js, T* c, int64_t ldc, T alpha, T beta) {
+  if (mr == Kernel::mr && nr == Kernel::nr) return Kernel::run(kc, at, a_ps, bt, b_ps, b_js, c, ldc, alpha, beta);
   cover_narrowest<Kernel>(mr, nr, [&]<class K>(int64_t j0) {
     K::run(kc, at, a_ps, bt + j0 * b_js, b_ps, b_js, c + j0 * ldc, ldc, alpha, beta);
   });
