@@ -35,6 +35,9 @@ struct MicroKernel {
   // (16x3, 16x1, 8x6 on AVX2) have fewer, so their steps alternate between sets, added in a
   // fixed order at the end (the same for every call: results stay deterministic). A 16x1 edge
   // column ran at a quarter of the FMA rate with one set. Full tiles keep one set.
+  // Below this depth the extra sets' zeroing and final adds cost more than they hide (32^3:
+  // 59 -> 62 GFLOPS with one set there).
+  static constexpr int64_t chained_min_depth = 48;
   static constexpr int chains = [] {
     const int per_set = NR * NV, wanted = (8 + per_set - 1) / per_set, fit = (16 - NV - 1) / per_set;
     return wanted < fit ? wanted : (fit > 1 ? fit : 1);
@@ -65,9 +68,14 @@ struct MicroKernel {
       a += a_ps;
       b += b_ps;
     };
-    if constexpr (chains == 1) {
+    auto one_set = [&] {
 #pragma GCC unroll 4
       for (int64_t p = 0; p < kc; ++p) step(acc);
+    };
+    if constexpr (chains == 1) {
+      one_set();
+    } else if (kc < chained_min_depth) {
+      one_set();
     } else {
       V more[chains - 1][NR][NV];
 #pragma GCC unroll 8
