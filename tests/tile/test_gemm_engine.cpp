@@ -107,6 +107,20 @@ TEST(GemmEngine, F64SmallShapesAllOps) { sweep<double>({1, 3, 9, 19}, {Op::N, Op
 TEST(GemmEngine, C64SmallShapesAllOps) { sweep<c64>({1, 4, 11}, {Op::N, Op::T, Op::C}); }
 TEST(GemmEngine, C128SmallShapesAllOps) { sweep<c128>({2, 7}, {Op::N, Op::T, Op::C}); }
 
+// Edge tiles of every width and height run the narrow kernels (tile::cover_narrowest), which
+// from a depth of 48 rotate their k steps through 2-4 accumulator sets: depths around that
+// threshold and each remainder of the rotation, packed and in-place B, every ISA.
+TEST(GemmEngine, EdgeTilesOfEveryWidthAcrossTheChainedDepths) {
+  for (Isa isa : isas())
+    for (index_t k : {index_t(47), index_t(48), index_t(49), index_t(50), index_t(51), index_t(130), index_t(401)})
+      for (index_t n : {index_t(1), index_t(2), index_t(3), index_t(4), index_t(5), index_t(11), index_t(16)}) {
+        check_gemm<float>(Op::N, Op::N, 37, n, k, 1.5f, -0.5f, 1, isa);   // 16 + 16 + 5 rows; B in place
+        check_gemm<float>(Op::T, Op::T, 200, n, k, 1.0f, 0.0f, 1, isa);   // B packed
+        check_gemm<double>(Op::N, Op::N, 13, n, k, 1.0, 1.0, 1, isa);     // f64: 8 + 5 rows
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+}
+
 // Shapes that cross the MC/KC/NC cache blocks and thread borders.
 TEST(GemmEngine, LargerThanCacheBlocks) {
   for (Isa isa : isas())
