@@ -1,7 +1,9 @@
 // The tile scheduler: splits C among threads into rectangles whose borders fall on whole
 // micro-tiles, so every element sees the same arithmetic whatever the thread count
 // (bitwise-reproducible results). Splits the longer side, which keeps redundant packing (of
-// A when splitting N, of B when splitting M) on the cheaper operand.
+// A when splitting N, of B when splitting M) on the cheaper operand — unless only one operand
+// is packed per call (the other prepacked, as a convolution's prepared filter): then the split
+// goes across the packed one, so no part packs what another packs too.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -26,11 +28,18 @@ struct Partition {
 // Threads are only worth waking for enough work: ~0.25 MFLOP each. A spinning worker starts
 // within a microsecond or two (a sleeping one takes tens); measured with two threads, 64^3
 // (0.5 MFLOP) ran 1.3x faster than on one, 100^3 and 128^3 1.5-1.8x. 48^3 stays on one.
-inline Partition plan_partition(int64_t m, int64_t n, int64_t k, int mr, int nr, int threads) {
+// Which operand alone is packed per call (the other prepacked).
+enum class PackedOperand { both, only_a, only_b };
+
+inline Partition plan_partition(int64_t m, int64_t n, int64_t k, int mr, int nr, int threads,
+                                PackedOperand packed = PackedOperand::both) {
   Partition p;
   const double flops = 2.0 * double(m) * double(n) * double(k);
   const int useful = int(std::clamp(flops / 0.25e6, 1.0, double(threads)));
   p.split_n = n >= m;
+  // Splitting the packed operand's dimension needs a few tiles per part to stay balanced.
+  if (packed == PackedOperand::only_b && n >= int64_t(4) * nr * useful) p.split_n = true;
+  if (packed == PackedOperand::only_a && m >= int64_t(4) * mr * useful) p.split_n = false;
   p.unit = p.split_n ? nr : mr;
   const int64_t units = ((p.split_n ? n : m) + p.unit - 1) / p.unit;
   p.parts = int(std::min<int64_t>(useful, units));
