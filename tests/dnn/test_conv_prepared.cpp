@@ -137,8 +137,10 @@ TEST(ConvPrepared, WinogradFilterPreparedInEitherOrientationServesTheOther) {
       const auto want_few = forward(h, df, xf, w, algo, nullptr), want_many = forward(h, dm, xm, w, algo, nullptr);
       EXPECT_TRUE(same_bits(forward(h, df, xf, w, algo, &on_few), want_few)) << what;
       EXPECT_TRUE(same_bits(forward(h, dm, xm, w, algo, &on_many), want_many)) << what;
-      EXPECT_LE(max_diff(forward(h, df, xf, w, algo, &on_many), want_few), 1e-5f * max_abs(want_few)) << what;
-      EXPECT_LE(max_diff(forward(h, dm, xm, w, algo, &on_few), want_many), 1e-5f * max_abs(want_many)) << what;
+      // Summation order only: ~1e-5 of the largest output measured (-O2 and the sanitizer
+      // build), far inside Winograd's own error bound (docs/dnn.md); a wrong layout is O(1).
+      EXPECT_LE(max_diff(forward(h, df, xf, w, algo, &on_many), want_few), 1e-4f * max_abs(want_few)) << what;
+      EXPECT_LE(max_diff(forward(h, dm, xm, w, algo, &on_few), want_many), 1e-4f * max_abs(want_many)) << what;
       compared += 4;
     }
   }
