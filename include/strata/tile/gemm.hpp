@@ -120,12 +120,14 @@ template <class Kernel, class Epilogue, class AOp, class BOp>
 void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, const AOp& a, const BOp& b,
                    typename Kernel::T beta, typename Kernel::T* c, int64_t ldc, int threads, const BlockSizes& bs,
                    const Epilogue& epi, PackPolicy policy) {
-  // One operand prepacked (a convolution's prepared filter) and the other packed per call.
+  // One operand prepacked (a convolution's prepared filter) and the other gathered into
+  // panels per call (an implicit-GEMM image operand: no in-place read exists). A plain matrix
+  // the policy chose to pack copies cheaply, and splitting across it would make every thread
+  // read all of the prepacked operand: those keep the longer-side split.
   using Loop = Mainloop<Kernel, Epilogue, AOp, BOp>;
-  const bool a_packed = policy.pack_a || !Loop::a_in_place_ok, b_packed = policy.pack_b || !Loop::b_in_place_ok;
-  const PackedOperand packed = is_prepacked<AOp> && b_packed   ? PackedOperand::only_b
-                               : is_prepacked<BOp> && a_packed ? PackedOperand::only_a
-                                                               : PackedOperand::both;
+  const PackedOperand packed = is_prepacked<AOp> && !Loop::b_in_place_ok   ? PackedOperand::only_b
+                               : is_prepacked<BOp> && !Loop::a_in_place_ok ? PackedOperand::only_a
+                                                                           : PackedOperand::both;
   const Partition part = plan_partition(m, n, k, Kernel::mr, Kernel::nr, threads, packed);
   const BlockSizes blocks = streaming_blocks<Kernel>(m, k, bs, policy, part.parts);
   auto run_part = [&](int p) {

@@ -3,7 +3,7 @@
 // (bitwise-reproducible results). Splits the longer side, which keeps redundant packing (of
 // A when splitting N, of B when splitting M) on the cheaper operand — unless only one operand
 // is packed per call (the other prepacked, as a convolution's prepared filter): then the split
-// goes across the packed one, so no part packs what another packs too.
+// goes across the gathered one, so no part gathers what another gathers too.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -28,7 +28,7 @@ struct Partition {
 // Threads are only worth waking for enough work: ~0.25 MFLOP each. A spinning worker starts
 // within a microsecond or two (a sleeping one takes tens); measured with two threads, 64^3
 // (0.5 MFLOP) ran 1.3x faster than on one, 100^3 and 128^3 1.5-1.8x. 48^3 stays on one.
-// Which operand alone is packed per call (the other prepacked).
+// Which operand alone is gathered into panels per call (the other prepacked).
 enum class PackedOperand { both, only_a, only_b };
 
 inline Partition plan_partition(int64_t m, int64_t n, int64_t k, int mr, int nr, int threads,
