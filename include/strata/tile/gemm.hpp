@@ -90,9 +90,10 @@ PackPolicy choose_pack_policy(const GemmArgs<T, TA, TB>& g, const BlockSizes& bs
 // A) 0.93 -> 0.97x oneDNN on 1 thread; 512 x 196 x 1024 on 2 threads 0.80x with one block,
 // 0.96x within the budget; 49 x 512 x 2048 (NCHW res5, 2 threads) 0.67-0.85x when the
 // budget left a last block of one row, 0.96x with equal blocks. nc shrinks to keep a packed
-// B block (narrow B types are packed even then) within its budget. kc depends only on the whole problem and the shape-chosen policy — not on
-// the thread split or on B's stored type — so results stay thread-count independent and
-// gemm_ex(bf16) equals sgemm of the widened inputs bitwise (mc changes no sum).
+// B block (narrow B types are packed even then) within its budget. kc depends only on the
+// whole problem and the shape-chosen policy — not on the thread split or on B's stored type —
+// so results stay thread-count independent and gemm_ex(bf16) equals sgemm of the widened
+// inputs bitwise (mc changes no sum).
 template <class Kernel>
 BlockSizes streaming_blocks(int64_t m, int64_t k, const BlockSizes& bs, PackPolicy policy, int parts) {
   BlockSizes b = bs;
