@@ -126,10 +126,10 @@ void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, co
   // the policy chose to pack copies cheaply, and splitting across it would make every thread
   // read all of the prepacked operand: those keep the longer-side split.
   using Loop = Mainloop<Kernel, Epilogue, AOp, BOp>;
-  const PackedOperand packed = is_prepacked<AOp> && !Loop::b_in_place_ok   ? PackedOperand::only_b
-                               : is_prepacked<BOp> && !Loop::a_in_place_ok ? PackedOperand::only_a
-                                                                           : PackedOperand::both;
-  const Partition part = plan_partition(m, n, k, Kernel::mr, Kernel::nr, threads, packed);
+  const GatheredAlone gathered = is_prepacked<AOp> && !Loop::b_in_place_ok   ? GatheredAlone::b
+                                 : is_prepacked<BOp> && !Loop::a_in_place_ok ? GatheredAlone::a
+                                                                             : GatheredAlone::neither;
+  const Partition part = plan_partition(m, n, k, Kernel::mr, Kernel::nr, threads, gathered);
   const BlockSizes blocks = streaming_blocks<Kernel>(m, k, bs, policy, part.parts);
   auto run_part = [&](int p) {
     int64_t lo, hi;

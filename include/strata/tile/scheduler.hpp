@@ -28,18 +28,18 @@ struct Partition {
 // Threads are only worth waking for enough work: ~0.25 MFLOP each. A spinning worker starts
 // within a microsecond or two (a sleeping one takes tens); measured with two threads, 64^3
 // (0.5 MFLOP) ran 1.3x faster than on one, 100^3 and 128^3 1.5-1.8x. 48^3 stays on one.
-// Which operand alone is gathered into panels per call (the other prepacked).
-enum class PackedOperand { both, only_a, only_b };
+// The operand gathered into panels per call while the other is prepacked, if either.
+enum class GatheredAlone { neither, a, b };
 
 inline Partition plan_partition(int64_t m, int64_t n, int64_t k, int mr, int nr, int threads,
-                                PackedOperand packed = PackedOperand::both) {
+                                GatheredAlone gathered = GatheredAlone::neither) {
   Partition p;
   const double flops = 2.0 * double(m) * double(n) * double(k);
   const int useful = int(std::clamp(flops / 0.25e6, 1.0, double(threads)));
   p.split_n = n >= m;
-  // Splitting the packed operand's dimension needs a few tiles per part to stay balanced.
-  if (packed == PackedOperand::only_b && n >= int64_t(4) * nr * useful) p.split_n = true;
-  if (packed == PackedOperand::only_a && m >= int64_t(4) * mr * useful) p.split_n = false;
+  // Splitting the gathered operand's dimension needs a few tiles per part to stay balanced.
+  if (gathered == GatheredAlone::b && n >= int64_t(4) * nr * useful) p.split_n = true;
+  if (gathered == GatheredAlone::a && m >= int64_t(4) * mr * useful) p.split_n = false;
   p.unit = p.split_n ? nr : mr;
   const int64_t units = ((p.split_n ? n : m) + p.unit - 1) / p.unit;
   p.parts = int(std::min<int64_t>(useful, units));

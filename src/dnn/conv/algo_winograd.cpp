@@ -77,6 +77,13 @@ bool prefers_tiles_as_rows(const ConvProblem& p, const Geometry& g, const Winogr
   return pad(cols, mr) * pad(p.kg(), nr) < pad(cols, nr) * pad(p.kg(), mr);
 }
 
+// The geometry with the orientation an unprepared call on p takes.
+Geometry oriented_geometry(const ConvProblem& p, int m) {
+  Geometry g = geometry(p, m);
+  g.tiles_as_rows = prefers_tiles_as_rows(p, g, winograd_kernels(p.isa));
+  return g;
+}
+
 // A prepared filter starts with a header (64 bytes, so U stays aligned) naming its orientation:
 // a filter prepared on one problem serves calls with other batch and image sizes, whose own
 // choice may differ (then the result equals the unprepared call's up to summation order: edge
@@ -190,32 +197,45 @@ void transform_inputs(const ConvProblem& p, const Geometry& g, const WinogradKer
   }
 }
 
+// The output transform of 8 lanes of M at mt (the xi-th values at mt + xi * m_stride); a partial
+// group of lanes goes through a zero-padded copy, so nothing past its valid lanes is read (the
+// last tile ends the buffer; rows past a block's tiles were never written).
+void output_lanes(const WinogradKernels& kern, int xis, const float* mt, int64_t m_stride, int lanes, float* ybuf) {
+  if (lanes == L) return kern.output(mt, m_stride, ybuf);
+  alignas(32) float mbuf[36 * L];
+  for (int e = 0; e < xis; ++e)
+    for (int l = 0; l < L; ++l) mbuf[e * L + l] = l < lanes ? mt[e * m_stride + l] : 0.f;
+  kern.output(mbuf, L, ybuf);
+}
+
+// Where tile o's outputs start in y (channel 0 of its top-left pixel) and how many of its
+// rows and columns lie inside the image.
+struct TileOutput {
+  float* base;
+  int rows, cols;
+};
+TileOutput tile_output(const ConvProblem& p, const Geometry& g, const TileOrigin& o, float* yg) {
+  return {yg + o.n * p.ys[0] + o.d * p.ys[2] + o.oh0 * p.ys[3] + o.ow0 * p.ys[4],
+          int(std::min<int64_t>(g.m, p.out[1] - o.oh0)), int(std::min<int64_t>(g.m, p.out[2] - o.ow0))};
+}
+
 // Output transform of filters [k_lo, k_hi), tiles as columns: M[xi] holds tile t's output
 // channels contiguously (M + xi * pb * K + t * K + k); lanes are 8 consecutive channels.
 void transform_outputs_tiles_as_columns(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern,
                                         const float* M, int64_t grp, const std::vector<TileOrigin>& origins,
                                         int64_t k_lo, int64_t k_hi, float* y, float alpha, float beta) {
-  const int m = g.m, A = g.alpha;
   const int64_t Kg = p.kg(), m_stride = g.pb * Kg;
-  alignas(32) float mbuf[36 * L], ybuf[16 * L];
+  alignas(32) float ybuf[16 * L];
   float* yg = y + grp * Kg * p.ys[1];
   for (std::size_t t = 0; t < origins.size(); ++t) {
-    const TileOrigin& o = origins[t];
-    float* base = yg + o.n * p.ys[0] + o.d * p.ys[2] + o.oh0 * p.ys[3] + o.ow0 * p.ys[4];
-    const int rows = int(std::min<int64_t>(m, p.out[1] - o.oh0)), cols = int(std::min<int64_t>(m, p.out[2] - o.ow0));
+    const TileOutput out = tile_output(p, g, origins[t], yg);
     for (int64_t k0 = k_lo; k0 < k_hi; k0 += L) {
       const int lanes = int(std::min<int64_t>(L, k_hi - k0));
-      if (const float* mt = M + int64_t(t) * Kg + k0; lanes == L) {
-        kern.output(mt, m_stride, ybuf);
-      } else {  // do not read past this tile's channels (the last tile ends the buffer)
-        for (int e = 0; e < A * A; ++e)
-          for (int l = 0; l < L; ++l) mbuf[e * L + l] = l < lanes ? mt[e * m_stride + l] : 0.f;
-        kern.output(mbuf, L, ybuf);
-      }
-      for (int i = 0; i < rows; ++i)
-        for (int j = 0; j < cols; ++j) {
-          float* dst = base + i * p.ys[3] + j * p.ys[4] + k0;
-          const float* src = ybuf + (i * m + j) * L;
+      output_lanes(kern, g.xi, M + int64_t(t) * Kg + k0, m_stride, lanes, ybuf);
+      for (int i = 0; i < out.rows; ++i)
+        for (int j = 0; j < out.cols; ++j) {
+          float* dst = out.base + i * p.ys[3] + j * p.ys[4] + k0;
+          const float* src = ybuf + (i * g.m + j) * L;
           for (int l = 0; l < lanes; ++l) blend_store(dst + l, src[l], alpha, beta);
         }
     }
@@ -228,27 +248,18 @@ void transform_outputs_tiles_as_columns(const ConvProblem& p, const Geometry& g,
 void transform_outputs_tiles_as_rows(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern,
                                      const float* M, int64_t grp, const std::vector<TileOrigin>& origins,
                                      int64_t k_lo, int64_t k_hi, float* y, float alpha, float beta) {
-  const int m = g.m, A = g.alpha;
   const int64_t m_stride = g.pb * p.kg(), count = int64_t(origins.size());
-  alignas(32) float mbuf[36 * L], ybuf[16 * L];
+  alignas(32) float ybuf[16 * L];
   float* yg = y + grp * p.kg() * p.ys[1];
   for (int64_t t0 = 0; t0 < count; t0 += L) {
     const int lanes = int(std::min<int64_t>(L, count - t0));
     for (int64_t k = k_lo; k < k_hi; ++k) {
-      const float* mt = M + k * g.pb + t0;
-      if (lanes == L) {
-        kern.output(mt, m_stride, ybuf);
-      } else {  // the rows past the block's tiles were never written
-        for (int e = 0; e < A * A; ++e)
-          for (int l = 0; l < L; ++l) mbuf[e * L + l] = l < lanes ? mt[e * m_stride + l] : 0.f;
-        kern.output(mbuf, L, ybuf);
-      }
+      output_lanes(kern, g.xi, M + k * g.pb + t0, m_stride, lanes, ybuf);
       for (int l = 0; l < lanes; ++l) {
-        const TileOrigin& o = origins[std::size_t(t0 + l)];
-        float* base = yg + o.n * p.ys[0] + o.d * p.ys[2] + o.oh0 * p.ys[3] + o.ow0 * p.ys[4] + k;
-        const int rows = int(std::min<int64_t>(m, p.out[1] - o.oh0)), cols = int(std::min<int64_t>(m, p.out[2] - o.ow0));
-        for (int i = 0; i < rows; ++i)
-          for (int j = 0; j < cols; ++j) blend_store(base + i * p.ys[3] + j * p.ys[4], ybuf[(i * m + j) * L + l], alpha, beta);
+        const TileOutput out = tile_output(p, g, origins[std::size_t(t0 + l)], yg);
+        for (int i = 0; i < out.rows; ++i)
+          for (int j = 0; j < out.cols; ++j)
+            blend_store(out.base + i * p.ys[3] + j * p.ys[4] + k, ybuf[(i * g.m + j) * L + l], alpha, beta);
       }
     }
   }
@@ -340,14 +351,13 @@ void stage_out(const ConvProblem& p, int64_t ch, const std::array<int64_t, 3>& d
 void forward(const ConvProblem& p, const ConvArgs& a, int m) {
   const WinogradKernelSet& set = winograd_kernels(p.isa);
   const WinogradKernels& kern = m == 4 ? set.f4 : set.f2;
-  Geometry g = geometry(p, m);
+  Geometry g = oriented_geometry(p, m);
   WorkspaceCarver ws(a.workspace, a.workspace_bytes);
   const float* U = a.prepared_w;  // transformed once by prepare_filter (its header says how), or now
   if (U) {
     g.tiles_as_rows = U[0] != 0.f;
     U += kPreparedHeaderFloats;
   } else {
-    g.tiles_as_rows = prefers_tiles_as_rows(p, g, set);
     float* u = ws.take<float>(filter_floats(p, g, u_width(set, g)));
     transform_filters(p, g, kern, u_width(set, g), a.w, u);
     U = u;
@@ -431,7 +441,7 @@ class WinogradAlgorithm final : public ConvAlgorithm {
 
   std::size_t workspace_size(const ConvProblem& p) const override {
     const ConvProblem q = as_forward(p);
-    const Geometry g = oriented_geometry(q);
+    const Geometry g = oriented_geometry(q, m_);
     const std::size_t filter =
         p.filter_prepared ? 0 : WorkspaceCarver::round_up(filter_floats(q, g, u_width(winograd_kernels(q.isa), g)) * 4);
     return filter + staging_bytes(q) +
@@ -442,12 +452,12 @@ class WinogradAlgorithm final : public ConvAlgorithm {
   // on 14x14 and 7x7 images they cost as much as the products themselves).
   std::size_t prepared_filter_floats(const ConvProblem& p) const override {
     if (p.op != ConvOp::forward) return 0;
-    const Geometry g = oriented_geometry(p);
+    const Geometry g = oriented_geometry(p, m_);
     return kPreparedHeaderFloats + filter_floats(p, g, u_width(winograd_kernels(p.isa), g));
   }
   void prepare_filter(const ConvProblem& p, const float* w, float* out) const override {
     const WinogradKernelSet& set = winograd_kernels(p.isa);
-    const Geometry g = oriented_geometry(p);
+    const Geometry g = oriented_geometry(p, m_);
     std::fill(out, out + kPreparedHeaderFloats, 0.f);
     out[0] = g.tiles_as_rows ? 1.f : 0.f;
     transform_filters(p, g, m_ == 4 ? set.f4 : set.f2, u_width(set, g), w, out + kPreparedHeaderFloats);
@@ -475,12 +485,6 @@ class WinogradAlgorithm final : public ConvAlgorithm {
   }
 
  private:
-  // The geometry with the orientation an unprepared call on p takes.
-  Geometry oriented_geometry(const ConvProblem& p) const {
-    Geometry g = geometry(p, m_);
-    g.tiles_as_rows = prefers_tiles_as_rows(p, g, winograd_kernels(p.isa));
-    return g;
-  }
   static ConvProblem as_forward(const ConvProblem& p) {
     return p.op == ConvOp::backward_data ? backward_data_as_forward(p) : p;
   }
