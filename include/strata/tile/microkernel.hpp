@@ -48,6 +48,27 @@ struct MicroKernel {
   [[gnu::always_inline]] static void accumulate(int64_t kc, const T* __restrict a, int64_t a_ps,
                                                 const T* __restrict b, int64_t b_ps, int64_t b_js,
                                                 V (&acc)[NR][NV]) {
+    if constexpr (chains == 1) {
+      rotate<APS, BPS, BJS>(kc, a, a_ps, b, b_ps, b_js, acc, nullptr);
+    } else if (kc < chained_min_depth) {
+      rotate<APS, BPS, BJS>(kc, a, a_ps, b, b_ps, b_js, acc, nullptr);
+    } else {
+      V more[chains - 1][NR][NV];
+      zero_sets(more);
+      rotate<APS, BPS, BJS>(kc, a, a_ps, b, b_ps, b_js, acc, &more);
+      merge_sets(acc, more);
+    }
+  }
+
+  // The extra accumulator sets: chains - 1 of them (one unused set when there are none).
+  using Sets = V[chains > 1 ? chains - 1 : 1][NR][NV];
+
+  // kc steps of acc += A B; with `more`, step p goes into set p mod chains (0: acc, s + 1:
+  // more[s]), so consecutive steps' FMAs are independent. Calls over consecutive pieces of one
+  // depth (run_pieces) keep the sets between them.
+  template <int APS, int BPS, int BJS>
+  [[gnu::always_inline]] static void rotate(int64_t kc, const T* __restrict a, int64_t a_ps, const T* __restrict b,
+                                            int64_t b_ps, int64_t b_js, V (&acc)[NR][NV], Sets* more) {
     if constexpr (APS != 0) a_ps = APS;
     if constexpr (BPS != 0) b_ps = BPS;
     if constexpr (BJS != 0) b_js = BJS;
@@ -65,40 +86,44 @@ struct MicroKernel {
       a += a_ps;
       b += b_ps;
     };
-    auto one_set = [&] {
+    if (chains == 1 || !more) {
 #pragma GCC unroll 4
       for (int64_t p = 0; p < kc; ++p) step(acc);
-    };
-    if constexpr (chains == 1) {
-      one_set();
-    } else if (kc < chained_min_depth) {
-      one_set();
-    } else {
-      V more[chains - 1][NR][NV];
-#pragma GCC unroll 8
-      for (int s = 0; s < chains - 1; ++s)
-#pragma GCC unroll 16
-        for (int j = 0; j < NR; ++j)
-#pragma GCC unroll 8
-          for (int v = 0; v < NV; ++v) more[s][j][v] = V::zero();
+      return;
+    }
+    if constexpr (chains > 1) {
       int64_t p = 0;
 #pragma GCC unroll 2
       for (; p + chains <= kc; p += chains) {
         step(acc);
 #pragma GCC unroll 8
-        for (int s = 0; s < chains - 1; ++s) step(more[s]);
+        for (int s = 0; s < chains - 1; ++s) step((*more)[s]);
       }
       if (p < kc) step(acc);
 #pragma GCC unroll 8
       for (int s = 0; s < chains - 1; ++s)
-        if (p + 1 + s < kc) step(more[s]);
-#pragma GCC unroll 8
-      for (int s = 0; s < chains - 1; ++s)
-#pragma GCC unroll 16
-        for (int j = 0; j < NR; ++j)
-#pragma GCC unroll 8
-          for (int v = 0; v < NV; ++v) acc[j][v] = acc[j][v] + more[s][j][v];
+        if (p + 1 + s < kc) step((*more)[s]);
     }
+  }
+
+  [[gnu::always_inline]] static void zero_sets(Sets& more) {
+#pragma GCC unroll 8
+    for (int s = 0; s < chains - 1; ++s)
+#pragma GCC unroll 16
+      for (int j = 0; j < NR; ++j)
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) more[s][j][v] = V::zero();
+  }
+
+  // acc += every extra set, in a fixed order (the same for every call: results stay
+  // deterministic).
+  [[gnu::always_inline]] static void merge_sets(V (&acc)[NR][NV], const Sets& more) {
+#pragma GCC unroll 8
+    for (int s = 0; s < chains - 1; ++s)
+#pragma GCC unroll 16
+      for (int j = 0; j < NR; ++j)
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) acc[j][v] = acc[j][v] + more[s][j][v];
   }
 
   static void run(int64_t kc, const T* __restrict a, int64_t a_ps, const T* __restrict b, int64_t b_ps, int64_t b_js,
@@ -123,8 +148,19 @@ struct MicroKernel {
                          int64_t b_js, T* __restrict c, int64_t ldc, T alpha, T beta) {
     V acc[NR][NV];
     start(acc, c, ldc);
-    for (int64_t r = 0; r < runs; ++r)
-      accumulate<mr, 1, 0>(len, a + r * len * mr, mr, pieces[r] + offset, 1, b_js, acc);
+    // The accumulator sets rotate over the whole depth, not per piece: conv1's pieces are 21
+    // steps, too short to pay for sets of their own, while its ragged 16x3 + 16x1 edge tiles
+    // need them (a 16x1 tile on one set runs at a quarter of the FMA rate).
+    if (chains > 1 && runs * len >= chained_min_depth) {
+      Sets more;
+      zero_sets(more);
+      for (int64_t r = 0; r < runs; ++r)
+        rotate<mr, 1, 0>(len, a + r * len * mr, mr, pieces[r] + offset, 1, b_js, acc, &more);
+      merge_sets(acc, more);
+    } else {
+      for (int64_t r = 0; r < runs; ++r)
+        rotate<mr, 1, 0>(len, a + r * len * mr, mr, pieces[r] + offset, 1, b_js, acc, nullptr);
+    }
     store(acc, c, ldc, alpha, beta);
   }
 
