@@ -15,9 +15,12 @@
 //   B(l = (r, s, c), j) = row_r[(ow0 + j) * stride + s][c]
 //                       = row_r[(s C + c) + j * stride C]      (R runs of S C steps)
 //
-// Channels-last output only (C = Y[k, pixel]); 2-D, undilated along the row. Each output sums
-// l = 0, 1, ... into one accumulator over the whole depth (no k blocks), whichever thread
-// computes its row, so results do not depend on the thread count.
+// Any input layout (the row copy interleaves NCHW's channel planes). The tiles hold C = Y[k,
+// pixel]: channels-last output takes them in place; pixels-first output (NCHW) stages one
+// output row of tiles per thread and transposes it into y, where the epilogue then runs. 2-D,
+// undilated along the row. Each output sums l = 0, 1, ... into one accumulator over the whole
+// depth (no k blocks), whichever thread computes its row, so results do not depend on the
+// thread count.
 #pragma once
 #include <algorithm>
 #include <cstring>
@@ -32,16 +35,24 @@
 
 namespace strata::dnn::detail {
 
+// Output layouts the GEMM can write directly (C needs unit row stride and one column stride).
+// Size-1 dimensions may carry any stride, as in ConvProblem's own layout predicates.
+inline bool implicit_gemm_channels_last(const ConvProblem& p) { return p.y_nhwc(); }
+inline bool implicit_gemm_pixels_first(const ConvProblem& p) {
+  const auto& o = p.out;
+  return (o[2] == 1 || p.ys[4] == 1) && (o[1] == 1 || p.ys[3] == o[2]) && (o[0] == 1 || p.ys[2] == o[1] * o[2]);
+}
+
 inline constexpr int64_t kMaxBandRows = 16;  // filter rows the band path takes (rows kept per thread)
 
-// Whether the band path serves a forward convolution (and pays): channels-last output and
-// input, 2-D, undilated along the row, with short input runs (S x C values: per-run gathering
-// dominates below this) and a filter small enough to stay in L2 while every pixel tile of a
-// row reads all of it. Depends on the problem only, so the choice is the same for any thread
-// count or preparation.
+// Whether the band path serves a forward convolution (and pays): an output the GEMM can write
+// (channels-last, or pixels-first through a staged row), 2-D, undilated along the row, with
+// short input runs (S x C values: per-run gathering dominates below this) and a filter small
+// enough to stay in L2 while every pixel tile of a row reads all of it. Depends on the problem
+// only, so the choice is the same for any thread count or preparation.
 inline bool band_serves(const ConvProblem& p) {
-  if (p.op != ConvOp::forward || !p.y_nhwc() || p.xs[1] != 1 || p.in[0] != 1 || p.filter[0] != 1 ||
-      p.dilation[2] != 1 || p.filter_spatial() == 1)
+  if (p.op != ConvOp::forward || !(implicit_gemm_channels_last(p) || implicit_gemm_pixels_first(p)) ||
+      p.in[0] != 1 || p.filter[0] != 1 || p.dilation[2] != 1 || p.filter_spatial() == 1)
     return false;
   const int64_t filter_bytes = p.kg() * p.cg() * p.filter_spatial() * int64_t(sizeof(float));
   const std::size_t l2_bytes = cpu_features().l2_bytes;
@@ -59,12 +70,16 @@ static inline void fill_band_row(const ConvProblem& p, const tile::ConvGeometry&
   std::fill(dst, dst + lo * C, 0.f);
   std::fill(dst + hi * C, dst + row_floats, 0.f);
   const float* src = geo.x + img * geo.xs[0] + ih * geo.xs[3];
-  if (geo.xs[4] == C) {  // channels contiguous (channels_inner) and pixels packed: one copy
+  const int64_t cs = geo.xs[1], ps = geo.xs[4];
+  if (cs == 1 && ps == C) {  // channels contiguous and pixels packed: one copy
     std::memcpy(dst + lo * C, src + (lo + iw_begin) * C, sizeof(float) * std::size_t((hi - lo) * C));
-    return;
+  } else if (cs == 1) {
+    for (int64_t col = lo; col < hi; ++col)
+      std::memcpy(dst + col * C, src + (col + iw_begin) * ps, sizeof(float) * std::size_t(C));
+  } else {  // channel planes (NCHW) interleaved
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t col = lo; col < hi; ++col) dst[col * C + c] = src[c * cs + (col + iw_begin) * ps];
   }
-  for (int64_t col = lo; col < hi; ++col)
-    std::memcpy(dst + col * C, src + (col + iw_begin) * geo.xs[4], sizeof(float) * std::size_t(C));
 }
 
 // One thread's ring of input rows: slot ih mod `slots` holds row ih of some image (its tag), so
@@ -115,44 +130,139 @@ class BandRing {
   std::vector<int64_t> tags_;  // per slot: img * H + ih of the row it holds, or -1
 };
 
+// The tiles of one output row, all kg channels of its OW pixels: channel i of pixel ow at
+// c[i + ow * ldc]. `whole_tiles`: c has room for whole MR x NR tiles (rows up to the panels'
+// padding, columns up to OW rounded up to NR), so ragged tiles need no copy. after(ow0, live)
+// runs once each NR pixels' channels are done, while they are in L1.
+template <class Kernel, class After>
+void band_row_tiles(const ConvProblem& p, int64_t C, const float* const* rows, const float* filter_panels, float* c,
+                    int64_t ldc, bool whole_tiles, float alpha, float beta, float* edge, After&& after) {
+  constexpr int MR = Kernel::mr, NR = Kernel::nr;
+  const int64_t R = p.filter[1], S = p.filter[2], OW = p.out[2];
+  const int64_t run = S * C, b_js = p.stride[2] * C;
+  const int64_t kg = p.kg(), panels = (kg + MR - 1) / MR, depth = R * S * C;
+  for (int64_t ow0 = 0; ow0 < OW; ow0 += NR) {
+    const int64_t live = std::min<int64_t>(NR, OW - ow0);
+    for (int64_t i = 0; i < panels; ++i) {
+      const float* a = filter_panels + i * depth * MR;
+      // Narrower columns only (MR rows): run_pieces reads A as K's own panels.
+      auto tiles = [&](float* ct, int64_t ld) {
+        tile::cover_narrowest<Kernel>(MR, live, [&]<class K>(int64_t j0) {
+          K::run_pieces(R, run, a, rows, (ow0 + j0) * b_js, b_js, ct + j0 * ld, ld, alpha, beta);
+        });
+      };
+      float* ct = c + i * MR + ow0 * ldc;
+      if (whole_tiles) tiles(ct, ldc);
+      else tile::ragged_tile<MR, NR>(std::min<int64_t>(MR, kg - i * MR), live, ct, ldc, beta, edge, tiles);
+    }
+    after(ow0, live);
+  }
+}
+
+// y[k * ldc + w] = stage[w * ld + k] (+ beta * y) for k < kg, w < width. Whole 8 x 8 blocks
+// go through registers (GCC vector extensions: shuffles on whichever vectors this ISA's build
+// has); a scalar strided loop had taken a sixth of conv1's time.
+inline void transpose_stage(const float* __restrict stage, int64_t ld, int64_t kg, int64_t width, float* __restrict y,
+                            int64_t ldc, float beta) {
+  typedef float v8 __attribute__((vector_size(32), aligned(4), may_alias));  // unaligned, aliasing floats
+  typedef int i8 __attribute__((vector_size(32)));
+  const int64_t kfull = kg / 8 * 8, wfull = width / 8 * 8;
+  for (int64_t k0 = 0; k0 < kfull; k0 += 8)
+    for (int64_t w0 = 0; w0 < wfull; w0 += 8) {
+      v8 r[8];  // r[w]: channels k0..k0+7 of pixel w0 + w
+#pragma GCC unroll 8
+      for (int w = 0; w < 8; ++w) r[w] = *reinterpret_cast<const v8*>(stage + (w0 + w) * ld + k0);
+      // Three rounds: interleave pairs of rows, then pairs of pairs, then 128-bit halves.
+      v8 a[8], b[8];
+#pragma GCC unroll 4
+      for (int i = 0; i < 8; i += 2) {
+        a[i] = __builtin_shuffle(r[i], r[i + 1], i8{0, 8, 1, 9, 4, 12, 5, 13});
+        a[i + 1] = __builtin_shuffle(r[i], r[i + 1], i8{2, 10, 3, 11, 6, 14, 7, 15});
+      }
+#pragma GCC unroll 2
+      for (int i = 0; i < 8; i += 4)
+#pragma GCC unroll 2
+        for (int j = 0; j < 2; ++j) {
+          b[i + j] = __builtin_shuffle(a[i + j], a[i + j + 2], i8{0, 1, 8, 9, 4, 5, 12, 13});
+          b[i + j + 2] = __builtin_shuffle(a[i + j], a[i + j + 2], i8{2, 3, 10, 11, 6, 7, 14, 15});
+        }
+      // b[0..3]: channels {0,4},{2,6},{1,5},{3,7} of pixels 0-3 (low half: first, high: second);
+      // b[4..7] the same for pixels 4-7.
+      static constexpr int order[4] = {0, 2, 1, 3};
+#pragma GCC unroll 4
+      for (int q = 0; q < 4; ++q) {
+        const v8 lo = __builtin_shuffle(b[order[q]], b[order[q] + 4], i8{0, 1, 2, 3, 8, 9, 10, 11});
+        const v8 hi = __builtin_shuffle(b[order[q]], b[order[q] + 4], i8{4, 5, 6, 7, 12, 13, 14, 15});
+        v8* y_lo = reinterpret_cast<v8*>(y + (k0 + q) * ldc + w0);
+        v8* y_hi = reinterpret_cast<v8*>(y + (k0 + q + 4) * ldc + w0);
+        if (beta == 0.f) {
+          *y_lo = lo;
+          *y_hi = hi;
+        } else {
+          *y_lo = lo + beta * *y_lo;
+          *y_hi = hi + beta * *y_hi;
+        }
+      }
+    }
+  // The ragged right and bottom edges, element by element.
+  auto one = [&](int64_t k, int64_t w) {
+    const float v = stage[w * ld + k];
+    float& out = y[k * ldc + w];
+    out = beta == 0.f ? v : v + beta * out;
+  };
+  for (int64_t k = 0; k < kfull; ++k)
+    for (int64_t w = wfull; w < width; ++w) one(k, w);
+  for (int64_t k = kfull; k < kg; ++k)
+    for (int64_t w = 0; w < width; ++w) one(k, w);
+}
+
+// Memory one thread's band needs: its ring of rows, and (pixels-first output) the staged row.
+inline int64_t band_row_floats(const ConvProblem& p, int64_t C) { return ((p.out[2] - 1) * p.stride[2] + p.filter[2]) * C; }
+template <class Kernel>
+int64_t band_stage_ld(const ConvProblem& p) {
+  return (p.kg() + Kernel::mr - 1) / Kernel::mr * Kernel::mr;
+}
+
 // One group: filter_panels = the filter as packed MR panels over the whole depth (prepared,
-// or packed by the caller); yg = its output channels, pixel stride ldc.
+// or packed by the caller); yg = its output, channels-last (pixel stride ldc) for every image,
+// or pixels-first (channel stride ldc) for image `img` only.
 template <class Kernel, class Epilogue>
 void run_band(const ConvProblem& p, const tile::ConvGeometry& geo, const float* filter_panels, float* yg, int64_t ldc,
-              float alpha, float beta, const Epilogue& epi) {
-  constexpr int MR = Kernel::mr, NR = Kernel::nr;
-  const int64_t C = geo.c, R = p.filter[1], S = p.filter[2];
-  const int64_t OH = p.out[1], OW = p.out[2], sw = p.stride[2];
-  const int64_t run = S * C, b_js = sw * C;
-  const int64_t row_floats = ((OW - 1) * sw + S) * C;  // one band row: the columns the output row reads
-  const int64_t slack = NR * b_js;                      // read past a row by a ragged last tile
-  const int64_t kg = p.kg(), panels = (kg + MR - 1) / MR, depth = geo.depth();
+              float alpha, float beta, const Epilogue& epi, int64_t img = -1) {
+  constexpr int NR = Kernel::nr;
+  const int64_t C = geo.c, OH = p.out[1], OW = p.out[2], kg = p.kg();
+  const bool staged = !implicit_gemm_channels_last(p);
+  const int64_t row_floats = band_row_floats(p, C);
+  const int64_t slack = NR * p.stride[2] * C;  // read past a row by a ragged last tile
+  const int64_t stage_ld = band_stage_ld<Kernel>(p), stage_floats = (OW + NR - 1) / NR * NR * stage_ld;
+  const int64_t first = img < 0 ? 0 : img * OH, count = img < 0 ? p.n * OH : OH;
 
-  parallel_for(p.n * OH, p.threads, [&](int64_t lo, int64_t hi, int) {
+  parallel_for(count, p.threads, [&](int64_t lo, int64_t hi, int) {
     const int64_t ring_floats = BandRing::floats(p, row_floats, slack);
-    BandRing ring(p, row_floats, slack,
-                  static_cast<float*>(tile::thread_pack_buffer(1).get(sizeof(float) * std::size_t(ring_floats))));
+    float* memory = static_cast<float*>(
+        tile::thread_pack_buffer(1).get(sizeof(float) * std::size_t(ring_floats + (staged ? stage_floats : 0))));
+    BandRing ring(p, row_floats, slack, memory);
+    float* stage = memory + ring_floats;  // pixels-first output: one output row, channels contiguous
     const float* rows[kMaxBandRows];
-    alignas(64) float edge[MR * NR];
-    for (int64_t q = lo; q < hi; ++q) {
-      const int64_t img = q / OH, oh = q % OH;
-      ring.rows_for(geo, img, oh, rows);
-      for (int64_t ow0 = 0; ow0 < OW; ow0 += NR) {
-        const int64_t live = std::min<int64_t>(NR, OW - ow0);
-        const int64_t pixel = q * OW + ow0;
-        for (int64_t i = 0; i < panels; ++i) {
-          const float* a = filter_panels + i * depth * MR;
-          tile::ragged_tile<MR, NR>(std::min<int64_t>(MR, kg - i * MR), live, yg + i * MR + pixel * ldc, ldc, beta,
-                                    edge, [&](float* c, int64_t ld) {
-                                      // Narrower columns only (MR rows): run_pieces reads A as K's own panels.
-                                      tile::cover_narrowest<Kernel>(MR, live, [&]<class K>(int64_t j0) {
-                                        K::run_pieces(R, run, a, rows, (ow0 + j0) * b_js, b_js, c + j0 * ld, ld,
-                                                      alpha, beta);
-                                      });
-                                    });
-        }
-        if constexpr (!Epilogue::is_identity) epi(yg + pixel * ldc, ldc, 0, pixel, kg, live);
+    alignas(64) float edge[Kernel::mr * Kernel::nr];
+    for (int64_t q = first + lo; q < first + hi; ++q) {
+      const int64_t n = q / OH, oh = q % OH;
+      ring.rows_for(geo, n, oh, rows);
+      if (!staged) {
+        band_row_tiles<Kernel>(p, C, rows, filter_panels, yg + q * OW * ldc, ldc, false, alpha, beta, edge,
+                               [&](int64_t ow0, int64_t live) {
+                                 if constexpr (!Epilogue::is_identity)
+                                   epi(yg + (q * OW + ow0) * ldc, ldc, 0, q * OW + ow0, kg, live);
+                               });
+        continue;
       }
+      band_row_tiles<Kernel>(p, C, rows, filter_panels, stage, stage_ld, true, alpha, 0.f, edge,
+                             [](int64_t, int64_t) {});
+      // Transposed into y (channel k's row at yg + k * ldc + oh * OW), beta applied here; then
+      // the epilogue on the pixels-first rows (pixels as rows, channels as columns).
+      float* yr = yg + oh * OW;
+      transpose_stage(stage, stage_ld, kg, OW, yr, ldc, beta);
+      if constexpr (!Epilogue::is_identity) epi(yr, ldc, oh * OW, 0, OW, kg);
     }
   });
 }

@@ -22,14 +22,6 @@
 
 namespace strata::dnn::detail {
 
-// Output layouts the GEMM can write directly (C needs unit row stride and one column stride).
-// Size-1 dimensions may carry any stride, as in ConvProblem's own layout predicates.
-inline bool implicit_gemm_channels_last(const ConvProblem& p) { return p.y_nhwc(); }
-inline bool implicit_gemm_pixels_first(const ConvProblem& p) {
-  const auto& o = p.out;
-  return (o[2] == 1 || p.ys[4] == 1) && (o[1] == 1 || p.ys[3] == o[2]) && (o[0] == 1 || p.ys[2] == o[1] * o[2]);
-}
-
 inline tile::Activation tile_activation(Activation a) {
   switch (a) {
     case Activation::identity: return tile::Activation::none;
@@ -98,7 +90,7 @@ static inline tile::ConvGeometry group_geometry(const ConvProblem& p, const floa
 // operand's reduction order (which depends on x's layout, never on sizes or the batch).
 template <class Kernel>
 int64_t prepared_panel_width(const ConvProblem& p) {
-  return implicit_gemm_channels_last(p) ? Kernel::mr : Kernel::nr;
+  return implicit_gemm_channels_last(p) || band_serves(p) ? Kernel::mr : Kernel::nr;
 }
 template <class Kernel>
 int64_t prepared_group_floats(const ConvProblem& p) {
@@ -112,6 +104,12 @@ std::size_t prepared_filter_floats(const ConvProblem& p) {
 // One group's filter (geo) into dst as prepared panels.
 template <class Kernel>
 void pack_group_filter(const ConvProblem& p, const tile::ConvGeometry& geo, float* dst) {
+  if (band_serves(p)) {  // MR panels in the band's reduction order, channels innermost, for any x layout
+    tile::ConvGeometry band_geo = geo;
+    band_geo.channels_inner = true;
+    const tile::FilterOperand filter{&band_geo, 0};
+    return filter.template pack<Kernel::mr>(0, p.kg(), 0, geo.depth(), dst);
+  }
   const tile::FilterOperand filter{&geo, 0};
   if (implicit_gemm_channels_last(p)) filter.template pack<Kernel::mr>(0, p.kg(), 0, geo.depth(), dst);
   else filter.template pack<Kernel::nr>(0, p.kg(), 0, geo.depth(), dst);
@@ -139,6 +137,14 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
   // A 1x1, stride-1, unpadded convolution is a plain GEMM on the tensors as they lie: give
   // the engine matrix views so it can use its in-place and fast packing paths.
   const bool pointwise = p.filter_spatial() == 1 && p.unit_stride() && p.pad == std::array<int64_t, 3>{0, 0, 0};
+  // The band path's filter as its prepared panels: from the call, or packed now for this group.
+  auto band_panels = [&](const tile::ConvGeometry& geo, int64_t g) -> const float* {
+    if (prepared) return a.prepared_w + g * prepared_group_floats<Kernel>(p);
+    float* packed = static_cast<float*>(
+        tile::thread_pack_buffer(0).get(sizeof(float) * std::size_t(prepared_group_floats<Kernel>(p))));
+    pack_group_filter<Kernel>(p, geo, packed);
+    return packed;
+  };
   for (int64_t g = 0; g < p.groups; ++g) {
     const tile::ConvGeometry geo = group_geometry(p, x, prepared ? nullptr : a.w, g);
     const tile::ImageOperand image{&geo, 0};
@@ -160,15 +166,7 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
                                       tile::b_operand(args.b), beta, yg, p.k, p.threads, bs, epi,
                                       tile::choose_pack_policy<Kernel>(args, bs));
         } else if (band_serves(p)) {
-          // The filter as its prepared panels: from the call, or packed now for this group.
-          const float* panels = prepared ? a.prepared_w + g * prepared_group_floats<Kernel>(p) : nullptr;
-          if (!prepared) {
-            float* packed = static_cast<float*>(
-                tile::thread_pack_buffer(0).get(sizeof(float) * std::size_t(prepared_group_floats<Kernel>(p))));
-            pack_group_filter<Kernel>(p, geo, packed);
-            panels = packed;
-          }
-          run_band<Kernel>(p, geo, panels, yg, p.k, alpha, beta, epi);
+          run_band<Kernel>(p, geo, band_panels(geo, g), yg, p.k, alpha, beta, epi);
         } else {
           auto run = [&](const auto& filter_op) {
             tile::gemm_operands<Kernel>(m, n, geo.depth(), alpha, filter_op, image, beta, yg, p.k, p.threads, bs, epi,
@@ -184,6 +182,16 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
     const bool pointwise_view = pointwise && (p.in[0] * p.in[1] * p.in[2] == 1 || p.xs[4] == 1) &&
                                 p.xs[3] == p.in[2] && p.xs[2] == p.in[1] * p.in[2];
     const int64_t ldc = std::max<int64_t>(p.ys[1], P);
+    if (band_serves(p)) {  // few input channels: rows read from bands, each output row staged and transposed
+      const float* panels = band_panels(geo, g);
+      for (int64_t img = 0; img < p.n; ++img) {
+        const int64_t offset = group_offset + img * p.ys[0];
+        with_tile_epilogue(a.epilogue, false, offset, ldc, g * kg, [&](const auto& epi) {
+          run_band<Kernel>(p, geo, panels, y + offset, ldc, alpha, beta, epi, img);
+        });
+      }
+      continue;
+    }
     for (int64_t img = 0; img < p.n; ++img) {
       const int64_t offset = group_offset + img * p.ys[0];
       with_tile_epilogue(a.epilogue, false, offset, ldc, g * kg, [&](const auto& epi) {
