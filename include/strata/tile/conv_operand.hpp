@@ -234,8 +234,11 @@ struct ImageOperand {
               // Pixels [lo, hi) of the segment read inside the row, the rest is padding; the
               // common stride 2 over a unit-stride row gets a loop with a constant stride.
               const int64_t st = geo.stride[2];
-              const int lo = int(std::clamp<int64_t>(iw < 0 ? (-iw + st - 1) / st : 0, 0, n));
-              const int hi = int(std::clamp<int64_t>(in_w > iw ? (in_w - iw + st - 1) / st : 0, lo, n));
+              // Divisions only at the image's left and right edges (they were a sixth of the
+              // packing time of NCHW 3x3 stride-2 layers when done for every tap).
+              const bool inside = iw >= 0 && iw + (n - 1) * st < in_w;
+              const int lo = inside ? 0 : int(std::clamp<int64_t>(iw < 0 ? (-iw + st - 1) / st : 0, 0, n));
+              const int hi = inside ? n : int(std::clamp<int64_t>(in_w > iw ? (in_w - iw + st - 1) / st : 0, lo, n));
               for (int i = 0; i < lo; ++i) o[i] = T(0);
               const float* __restrict r = row + (iw + lo * st) * geo.xs[4];  // pixel lo
               T* __restrict ol = o + lo;
