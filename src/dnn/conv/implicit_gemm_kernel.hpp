@@ -104,14 +104,13 @@ std::size_t prepared_filter_floats(const ConvProblem& p) {
 // One group's filter (geo) into dst as prepared panels.
 template <class Kernel>
 void pack_group_filter(const ConvProblem& p, const tile::ConvGeometry& geo, float* dst) {
-  if (band_serves(p)) {  // MR panels in the band's reduction order, channels innermost, for any x layout
-    tile::ConvGeometry band_geo = geo;
-    band_geo.channels_inner = true;
-    const tile::FilterOperand filter{&band_geo, 0};
-    return filter.template pack<Kernel::mr>(0, p.kg(), 0, geo.depth(), dst);
-  }
-  const tile::FilterOperand filter{&geo, 0};
-  if (implicit_gemm_channels_last(p)) filter.template pack<Kernel::mr>(0, p.kg(), 0, geo.depth(), dst);
+  // Channels innermost, as the image operand reduces, except for a channels-last output
+  // gathered from an input without contiguous channels (the band path and pixels-first
+  // outputs read channel-contiguous copies of such inputs).
+  tile::ConvGeometry order = geo;
+  order.channels_inner = geo.channels_inner || band_serves(p) || !implicit_gemm_channels_last(p);
+  const tile::FilterOperand filter{&order, 0};
+  if (implicit_gemm_channels_last(p) || band_serves(p)) filter.template pack<Kernel::mr>(0, p.kg(), 0, geo.depth(), dst);
   else filter.template pack<Kernel::nr>(0, p.kg(), 0, geo.depth(), dst);
 }
 template <class Kernel>
@@ -124,6 +123,32 @@ void prepare_filter(const ConvProblem& p, const float* w, float* out) {
 template <class Kernel, int W>
 tile::PrepackedOperand<float, W> prepared_operand(const ConvProblem& p, const ConvArgs& a, int64_t g) {
   return {a.prepared_w + g * prepared_group_floats<Kernel>(p), p.cg() * p.filter_spatial(), 0};
+}
+
+// Image x_img's channels of one group (geo) as a channels-last copy (pixel-major, channels
+// contiguous) in this thread's staging buffer; returns it. Dense planes are transposed as one
+// C x pixels matrix, 16 channels per step (whole cache lines of the copy, and 16 sequential
+// read streams; per image row, the 128 planes of a layer were too many streams to prefetch).
+static inline const float* to_channels_last(const ConvProblem& p, const tile::ConvGeometry& geo, const float* x_img) {
+  const int64_t C = geo.c, H = p.in[1], W = p.in[2], pixels = p.in_spatial();
+  float* dst = static_cast<float*>(tile::thread_pack_buffer(2).get(sizeof(float) * std::size_t(pixels * C)));
+  const auto& xs = p.xs;
+  if (xs[4] == 1 && (H == 1 || xs[3] == W) && (p.in[0] == 1 || xs[2] == H * W)) {
+    parallel_for((C + 15) / 16, p.threads, [&](int64_t lo, int64_t hi, int) {
+      for (int64_t c0 = lo * 16; c0 < std::min(C, hi * 16); c0 += 16)
+        transpose_blocks(x_img + c0 * xs[1], xs[1], pixels, std::min<int64_t>(16, C - c0), dst + c0, C, 0.f);
+    });
+    return dst;
+  }
+  parallel_for(p.in[0] * H, p.threads, [&](int64_t lo, int64_t hi, int) {
+    for (int64_t row = lo; row < hi; ++row) {
+      const float* src = x_img + (row / H) * xs[2] + (row % H) * xs[3];
+      float* out = dst + row * W * C;
+      for (int64_t w = 0; w < W; ++w)
+        for (int64_t c = 0; c < C; ++c) out[w * C + c] = src[c * xs[1] + w * xs[4]];
+    }
+  });
+  return dst;
 }
 
 template <class Kernel>
@@ -192,8 +217,21 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
       }
       continue;
     }
+    // The gathered operand reads channel runs: an input without contiguous channels is first
+    // transposed, one image at a time, into a channels-last copy (NCHW res3_3x3_s2: the gather
+    // of stride-2 runs from each plane was a quarter of the time; the copy costs ~1%). Not for
+    // 1x1 filters: a strided one reads each input pixel at most once anyway (and the copy
+    // would move all of them for a quarter read).
+    const bool convert = !pointwise_view && !geo.channels_inner && p.filter_spatial() > 1;
+    tile::ConvGeometry cgeo = geo;  // the image as the gather reads it (a 1x1 filter has one order)
+    if (convert) {
+      cgeo.channels_inner = true;
+      cgeo.n = 1, cgeo.xs = {p.in_spatial() * cg, 1, p.in[1] * p.in[2] * cg, p.in[2] * cg, cg};
+    }
+    const tile::FilterOperand filter_gathered{&cgeo, 0};  // in the gather's order
     for (int64_t img = 0; img < p.n; ++img) {
       const int64_t offset = group_offset + img * p.ys[0];
+      if (convert) cgeo.x = to_channels_last(p, geo, geo.x + img * p.xs[0]);
       with_tile_epilogue(a.epilogue, false, offset, ldc, g * kg, [&](const auto& epi) {
         if (pointwise_view) {
           tile::GemmArgs<float> args;
@@ -206,12 +244,13 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
                                       prepared_operand<Kernel, Kernel::nr>(p, a, g), beta, y + offset, ldc, p.threads,
                                       bs, epi, tile::choose_pack_policy<Kernel>(args, bs));
         } else {
+          const tile::ImageOperand pixels{&cgeo, convert ? 0 : img * P};
           auto run = [&](const auto& filter_op) {
-            tile::gemm_operands<Kernel>(P, kg, geo.depth(), alpha, image.shifted(img * P), filter_op, beta, y + offset,
-                                        ldc, p.threads, bs, epi, tile::PackPolicy{});
+            tile::gemm_operands<Kernel>(P, kg, geo.depth(), alpha, pixels, filter_op, beta, y + offset, ldc, p.threads,
+                                        bs, epi, tile::PackPolicy{});
           };
           if (prepared) run(prepared_operand<Kernel, Kernel::nr>(p, a, g));
-          else run(filter);
+          else run(filter_gathered);
         }
       });
     }
