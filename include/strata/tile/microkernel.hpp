@@ -86,11 +86,11 @@ struct MicroKernel {
       a += a_ps;
       b += b_ps;
     };
-    if (chains == 1 || !more) {
+    auto one_set = [&] {
 #pragma GCC unroll 4
       for (int64_t p = 0; p < kc; ++p) step(acc);
-      return;
-    }
+    };
+    if (chains == 1 || !more) return one_set();
     if constexpr (chains > 1) {
       int64_t p = 0;
 #pragma GCC unroll 2
