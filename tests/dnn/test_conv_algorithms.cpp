@@ -215,6 +215,53 @@ TEST(ConvAlgorithms, ImplicitGemmReadsFewChannelInputRowsInPlace) {
       }
 }
 
+// NCHW inputs that implicit GEMM gathers (filters wider than 1x1, more than 64 values per
+// filter row for the row bands) are transposed into a channels-last copy of each image first: dense planes as one
+// matrix (16 planes per step, 8x8 blocks with ragged edges: C and K not multiples of 8), and
+// strided views (padded rows and planes) element by element. 1x1 strided layers gather from
+// the planes directly. Groups take each group's channels. Against the reference, 1 and 2
+// threads, alpha/beta.
+TEST(ConvAlgorithms, ImplicitGemmGathersNchwInputsFromAChannelsLastCopy) {
+  const std::vector<Spec> shapes{
+      {"3x3_c23", 2, 23, 21, 1, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"3x3_s2_c24", 1, 24, 10, 1, {13, 12}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
+      {"5x5_dilated", 1, 17, 9, 1, {12, 12}, {5, 5}, {4, 4}, {1, 1}, {2, 2}},
+      {"1x1_s2", 2, 33, 12, 1, {9, 8}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+      {"3x3_groups", 2, 46, 12, 2, {7, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+  };
+  for (const Spec& s : shapes)
+    for (bool strided_x : {false, true})
+      for (int threads : {1, 2}) {
+        Handle h;
+        h.set_num_threads(threads);
+        Descs d = make_descs(s, Layout::nchw, FilterLayout::kcrs);
+        if (strided_x) {  // rows 3 apart past their end, planes 1 more
+          const int64_t C = s.c, H = s.in[0], W = s.in[1], rs = W + 3, cs = H * rs + 1;
+          d.x = TensorDesc(DType::f32, {s.n, C, H, W}, {C * cs + 2, cs, rs, 1});
+        }
+        for (const auto& r : get_forward_algorithms(h, d.x, d.w, d.conv, d.y))
+          if (r.algo == ConvAlgo::implicit_gemm) {
+            EXPECT_NE(r.reason.find("pixels contiguous"), std::string::npos) << s.name << ": " << r.reason;
+            EXPECT_EQ(r.reason.find("read in place"), std::string::npos) << s.name << ": " << r.reason;
+          }
+        const auto x = random_floats(d.x.span(), 31), w = random_floats(d.w.element_count(), 32);
+        const std::vector<float> prior = random_floats(d.y.span(), 33);
+        const testref::Conv3d geo(d.x, d.w, d.conv, d.y);
+        const auto ref = testref::ref_forward(geo, to_double(x), to_double(w), d.y.span());
+        const auto offs = offsets_of(d.y.dims(), d.y.strides());
+        const int64_t reduction = d.w.element_count() / d.w.dim(0);
+        for (float beta : {0.f, 0.75f}) {
+          const float alpha = 1.25f;
+          std::vector<float> y = prior;
+          convolution_forward(h, &alpha, d.x, x.data(), d.w, w.data(), d.conv, ConvAlgo::implicit_gemm, nullptr, 0,
+                              &beta, d.y, y.data());
+          const std::string what = s.name + (strided_x ? " strided x" : "") + " threads=" + std::to_string(threads) +
+                                   " beta=" + std::to_string(beta);
+          EXPECT_EQ(check_against(y, ref, prior, alpha, beta, offs, reduction, ConvAlgo::implicit_gemm, what), 0);
+        }
+      }
+}
+
 // Random few-channel channels-last shapes (fixed seed) through implicit GEMM against the
 // reference: filter sizes 1-7 per side, strides 1-3, padding 0-4 (wider than the filter
 // too), row dilation 1-2, groups 1-2, 1-40 output channels, images down to one pixel wide.
