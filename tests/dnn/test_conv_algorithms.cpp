@@ -161,6 +161,37 @@ TEST(ConvAlgorithms, ImplicitGemmServesBothLayoutsForwardAndSaysWhy) {
   }
 }
 
+// x as a strided view of the same dims: NHWC with pixels C + 2 apart and padded rows, NCHW
+// with padded rows and planes.
+TensorDesc strided_input(const Spec& s, Layout layout) {
+  const int64_t C = s.c, H = s.in[0], W = s.in[1];
+  if (layout == Layout::nhwc) {
+    const int64_t ps = C + 2, rs = W * ps + 5;
+    return TensorDesc(DType::f32, {s.n, C, H, W}, {H * rs + 3, 1, rs, ps});
+  }
+  const int64_t rs = W + 3, cs = H * rs + 1;
+  return TensorDesc(DType::f32, {s.n, C, H, W}, {C * cs + 2, cs, rs, 1});
+}
+
+// Implicit GEMM forward (alpha 1.25, beta 0 and 0.75 over a random y) against the reference.
+void expect_implicit_gemm_matches_reference(const Handle& h, const Descs& d, const std::string& what) {
+  const auto x = random_floats(d.x.span(), 21), w = random_floats(d.w.element_count(), 22);
+  const std::vector<float> prior = random_floats(d.y.span(), 23);
+  const testref::Conv3d geo(d.x, d.w, d.conv, d.y);
+  const auto ref = testref::ref_forward(geo, to_double(x), to_double(w), d.y.span());
+  const auto offs = offsets_of(d.y.dims(), d.y.strides());
+  const int64_t reduction = d.w.element_count() / d.w.dim(0);
+  for (float beta : {0.f, 0.75f}) {
+    const float alpha = 1.25f;
+    std::vector<float> y = prior;
+    convolution_forward(h, &alpha, d.x, x.data(), d.w, w.data(), d.conv, ConvAlgo::implicit_gemm, nullptr, 0, &beta,
+                        d.y, y.data());
+    EXPECT_EQ(check_against(y, ref, prior, alpha, beta, offs, reduction, ConvAlgo::implicit_gemm,
+                            what + " beta=" + std::to_string(beta)),
+              0);
+  }
+}
+
 // Few-channel inputs (the RGB stem) take implicit GEMM's row-band path in either layout: the
 // input rows each output row reads are copied into a zero-padded band (NCHW's channel planes
 // interleaved) and read in place by the microkernel; NCHW output rows are staged and
@@ -178,47 +209,26 @@ TEST(ConvAlgorithms, ImplicitGemmReadsFewChannelInputRowsInPlace) {
   };
   for (const Spec& s : shapes)
     for (Layout layout : {Layout::nhwc, Layout::nchw})
-    for (bool strided_x : {false, true})
-      for (int threads : {1, 2}) {
-        Handle h;
-        h.set_num_threads(threads);
-        Descs d = make_descs(s, layout, layout == Layout::nhwc ? FilterLayout::krsc : FilterLayout::kcrs);
-        const int64_t C = s.c, W = s.in[1], H = s.in[0];
-        if (strided_x && layout == Layout::nhwc) {  // pixels C + 2 apart, rows padded too
-          const int64_t ps = C + 2, rs = W * ps + 5;
-          d.x = TensorDesc(DType::f32, {s.n, C, H, W}, {H * rs + 3, 1, rs, ps});
-        } else if (strided_x) {  // NCHW with padded rows and planes
-          const int64_t rs = W + 3, cs = H * rs + 1;
-          d.x = TensorDesc(DType::f32, {s.n, C, H, W}, {C * cs + 2, cs, rs, 1});
+      for (bool strided_x : {false, true})
+        for (int threads : {1, 2}) {
+          Handle h;
+          h.set_num_threads(threads);
+          Descs d = make_descs(s, layout, layout == Layout::nhwc ? FilterLayout::krsc : FilterLayout::kcrs);
+          if (strided_x) d.x = strided_input(s, layout);
+          for (const auto& r : get_forward_algorithms(h, d.x, d.w, d.conv, d.y))
+            if (r.algo == ConvAlgo::implicit_gemm) {
+              EXPECT_NE(r.reason.find("read in place"), std::string::npos) << s.name << ": " << r.reason;
+            }
+          expect_implicit_gemm_matches_reference(h, d, s.name + (layout == Layout::nhwc ? " nhwc" : " nchw") +
+                                                           (strided_x ? " strided x" : "") +
+                                                           " threads=" + std::to_string(threads));
         }
-        const auto ranked = get_forward_algorithms(h, d.x, d.w, d.conv, d.y);
-        for (const auto& r : ranked)
-          if (r.algo == ConvAlgo::implicit_gemm) {
-            EXPECT_NE(r.reason.find("read in place"), std::string::npos) << s.name << ": " << r.reason;
-          }
-        const auto x = random_floats(d.x.span(), 21), w = random_floats(d.w.element_count(), 22);
-        const std::vector<float> prior = random_floats(d.y.span(), 23);
-        const testref::Conv3d geo(d.x, d.w, d.conv, d.y);
-        const auto ref = testref::ref_forward(geo, to_double(x), to_double(w), d.y.span());
-        const auto offs = offsets_of(d.y.dims(), d.y.strides());
-        const int64_t reduction = d.w.element_count() / d.w.dim(0);
-        for (float beta : {0.f, 0.75f}) {
-          const float alpha = 1.25f;
-          std::vector<float> y = prior;
-          convolution_forward(h, &alpha, d.x, x.data(), d.w, w.data(), d.conv, ConvAlgo::implicit_gemm, nullptr, 0,
-                              &beta, d.y, y.data());
-          const std::string what = s.name + (layout == Layout::nhwc ? " nhwc" : " nchw") +
-                                   (strided_x ? " strided x" : "") + " threads=" + std::to_string(threads) +
-                                   " beta=" + std::to_string(beta);
-          EXPECT_EQ(check_against(y, ref, prior, alpha, beta, offs, reduction, ConvAlgo::implicit_gemm, what), 0);
-        }
-      }
 }
 
 // NCHW inputs that implicit GEMM gathers (filters wider than 1x1, more than 64 values per
-// filter row for the row bands) are transposed into a channels-last copy of each image first: dense planes as one
-// matrix (16 planes per step, 8x8 blocks with ragged edges: C and K not multiples of 8), and
-// strided views (padded rows and planes) element by element. 1x1 strided layers gather from
+// filter row for the row bands) are transposed into a channels-last copy of each image first:
+// dense planes as one matrix (16 planes per step, 8x8 blocks with ragged edges: C and K not
+// multiples of 8), strided views (padded rows and planes) element by element. 1x1 strided layers gather from
 // the planes directly. Groups take each group's channels. Against the reference, 1 and 2
 // threads, alpha/beta.
 TEST(ConvAlgorithms, ImplicitGemmGathersNchwInputsFromAChannelsLastCopy) {
@@ -235,30 +245,14 @@ TEST(ConvAlgorithms, ImplicitGemmGathersNchwInputsFromAChannelsLastCopy) {
         Handle h;
         h.set_num_threads(threads);
         Descs d = make_descs(s, Layout::nchw, FilterLayout::kcrs);
-        if (strided_x) {  // rows 3 apart past their end, planes 1 more
-          const int64_t C = s.c, H = s.in[0], W = s.in[1], rs = W + 3, cs = H * rs + 1;
-          d.x = TensorDesc(DType::f32, {s.n, C, H, W}, {C * cs + 2, cs, rs, 1});
-        }
+        if (strided_x) d.x = strided_input(s, Layout::nchw);
         for (const auto& r : get_forward_algorithms(h, d.x, d.w, d.conv, d.y))
           if (r.algo == ConvAlgo::implicit_gemm) {
             EXPECT_NE(r.reason.find("pixels contiguous"), std::string::npos) << s.name << ": " << r.reason;
             EXPECT_EQ(r.reason.find("read in place"), std::string::npos) << s.name << ": " << r.reason;
           }
-        const auto x = random_floats(d.x.span(), 31), w = random_floats(d.w.element_count(), 32);
-        const std::vector<float> prior = random_floats(d.y.span(), 33);
-        const testref::Conv3d geo(d.x, d.w, d.conv, d.y);
-        const auto ref = testref::ref_forward(geo, to_double(x), to_double(w), d.y.span());
-        const auto offs = offsets_of(d.y.dims(), d.y.strides());
-        const int64_t reduction = d.w.element_count() / d.w.dim(0);
-        for (float beta : {0.f, 0.75f}) {
-          const float alpha = 1.25f;
-          std::vector<float> y = prior;
-          convolution_forward(h, &alpha, d.x, x.data(), d.w, w.data(), d.conv, ConvAlgo::implicit_gemm, nullptr, 0,
-                              &beta, d.y, y.data());
-          const std::string what = s.name + (strided_x ? " strided x" : "") + " threads=" + std::to_string(threads) +
-                                   " beta=" + std::to_string(beta);
-          EXPECT_EQ(check_against(y, ref, prior, alpha, beta, offs, reduction, ConvAlgo::implicit_gemm, what), 0);
-        }
+        expect_implicit_gemm_matches_reference(
+            h, d, s.name + (strided_x ? " strided x" : "") + " threads=" + std::to_string(threads));
       }
 }
 
