@@ -160,8 +160,11 @@ void band_row_tiles(const ConvProblem& p, int64_t C, const float* const* rows, c
   }
 }
 
-// Memory one thread's band needs: its ring of rows, and (pixels-first output) the staged row.
-inline int64_t band_row_floats(const ConvProblem& p, int64_t C) { return ((p.out[2] - 1) * p.stride[2] + p.filter[2]) * C; }
+// Floats of one band row: the input columns one output row reads, C values each.
+inline int64_t band_row_floats(const ConvProblem& p, int64_t C) {
+  return ((p.out[2] - 1) * p.stride[2] + p.filter[2]) * C;
+}
+// Channel stride of a staged output row (pixels-first output): whole MR-channel panels.
 template <class Kernel>
 int64_t band_stage_ld(const ConvProblem& p) {
   return (p.kg() + Kernel::mr - 1) / Kernel::mr * Kernel::mr;
