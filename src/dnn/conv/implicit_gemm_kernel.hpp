@@ -204,8 +204,10 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
       continue;
     }
     // C = Y[pixel, k] per image: channels are columns.
-    const bool pointwise_view = pointwise && (p.in[0] * p.in[1] * p.in[2] == 1 || p.xs[4] == 1) &&
-                                p.xs[3] == p.in[2] && p.xs[2] == p.in[1] * p.in[2];
+    // Pixels flattened with unit stride (a size-1 dimension may carry any stride: a 2-D
+    // problem's depth stride is not H x W).
+    const bool pointwise_view = pointwise && (p.in[2] == 1 || p.xs[4] == 1) &&
+                                (p.in[1] == 1 || p.xs[3] == p.in[2]) && (p.in[0] == 1 || p.xs[2] == p.in[1] * p.in[2]);
     const int64_t ldc = std::max<int64_t>(p.ys[1], P);
     if (band_serves(p)) {  // few input channels: rows read from bands, each output row staged and transposed
       const float* panels = band_panels(geo, g);
