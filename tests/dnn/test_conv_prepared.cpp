@@ -43,6 +43,37 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
+float max_abs(const std::vector<float>& v) {
+  float m = 0.f;
+  for (float e : v) m = std::max(m, std::fabs(e));
+  return m;
+}
+// Largest elementwise difference; a NaN on either side makes every bound below fail.
+float max_diff(const std::vector<float>& a, const std::vector<float>& b) {
+  float m = 0.f;
+  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::fabs(a[i] - b[i]));
+  return m;
+}
+
+// One problem with its input and the filter prepared on it.
+struct PreparedCase {
+  const Descs& d;
+  const std::vector<float>& x;
+  const PreparedFilter& pf;
+};
+// Filters prepared on two problems whose calls choose different forms: each gives the
+// unprepared result bitwise on its own problem, and within 1e-4 of the largest output on the
+// other (summation order; a wrong layout is O(1)). Returns the comparisons made.
+int expect_each_serves_the_other(const Handle& h, ConvAlgo algo, const PreparedCase& a, const PreparedCase& b,
+                                 const std::vector<float>& w, const std::string& what) {
+  const auto want_a = forward(h, a.d, a.x, w, algo, nullptr), want_b = forward(h, b.d, b.x, w, algo, nullptr);
+  EXPECT_TRUE(same_bits(forward(h, a.d, a.x, w, algo, &a.pf), want_a)) << what;
+  EXPECT_TRUE(same_bits(forward(h, b.d, b.x, w, algo, &b.pf), want_b)) << what;
+  EXPECT_LE(max_diff(forward(h, a.d, a.x, w, algo, &b.pf), want_a), 1e-4f * max_abs(want_a)) << what;
+  EXPECT_LE(max_diff(forward(h, b.d, b.x, w, algo, &a.pf), want_b), 1e-4f * max_abs(want_b)) << what;
+  return 4;
+}
+
 TEST(ConvPrepared, BitwiseEqualToTheUnpreparedCallOnEveryAlgorithm) {
   const std::vector<Spec> specs = {
       {"3x3", 2, 16, 24, 1, {13, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
@@ -107,16 +138,6 @@ TEST(ConvPrepared, OnePreparationServesOtherBatchAndImageSizes) {
 TEST(ConvPrepared, WinogradFilterPreparedInEitherOrientationServesTheOther) {
   const Spec few{"few_tiles", 1, 520, 24, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
   const Spec many{"many_tiles", 4, 520, 24, 1, {16, 16}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
-  auto max_abs = [](const std::vector<float>& v) {
-    float m = 0.f;
-    for (float e : v) m = std::max(m, std::fabs(e));
-    return m;
-  };
-  auto max_diff = [](const std::vector<float>& a, const std::vector<float>& b) {
-    float m = 0.f;
-    for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::fabs(a[i] - b[i]));  // NaN fails below
-    return m;
-  };
   int compared = 0;
   for (Isa isa : isas()) {
     Handle h;
@@ -134,17 +155,45 @@ TEST(ConvPrepared, WinogradFilterPreparedInEitherOrientationServesTheOther) {
         EXPECT_NE(on_few.bytes(), on_many.bytes()) << conv_algo_name(algo) << " " << isa_name(isa);
       }
       const std::string what = std::string(conv_algo_name(algo)) + " " + std::string(isa_name(isa));
-      const auto want_few = forward(h, df, xf, w, algo, nullptr), want_many = forward(h, dm, xm, w, algo, nullptr);
-      EXPECT_TRUE(same_bits(forward(h, df, xf, w, algo, &on_few), want_few)) << what;
-      EXPECT_TRUE(same_bits(forward(h, dm, xm, w, algo, &on_many), want_many)) << what;
       // Summation order only: ~1e-5 of the largest output measured (-O2 and the sanitizer
-      // build), far inside Winograd's own error bound (docs/dnn.md); a wrong layout is O(1).
-      EXPECT_LE(max_diff(forward(h, df, xf, w, algo, &on_many), want_few), 1e-4f * max_abs(want_few)) << what;
-      EXPECT_LE(max_diff(forward(h, dm, xm, w, algo, &on_few), want_many), 1e-4f * max_abs(want_many)) << what;
-      compared += 4;
+      // build), far inside Winograd's own error bound (docs/dnn.md).
+      compared += expect_each_serves_the_other(h, algo, {df, xf, on_few}, {dm, xm, on_many}, w, what);
     }
   }
   EXPECT_GE(compared, 8);
+}
+
+// Implicit GEMM on NCHW output puts pixels on the tile's rows, or channels (into a staged
+// block) when whole row panels would pad the pixels by more than a sixteenth; the prepared
+// filter holds the panels of the problem it was prepared on and says which. Here 7x7 images
+// (49 pixels) stage and 8x8 ones (64) do not: a filter prepared on one serves the other, the
+// unprepared result bitwise on its own problem and up to summation order on the other.
+TEST(ConvPrepared, ImplicitGemmNchwFilterPreparedInEitherOrientationServesTheOther) {
+  const std::vector<std::pair<Spec, Spec>> pairs{
+      {{"1x1_7x7", 2, 40, 24, 1, {7, 7}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+       {"1x1_8x8", 1, 40, 24, 1, {8, 8}, {1, 1}, {0, 0}, {1, 1}, {1, 1}}},
+      {{"3x3_7x7", 1, 24, 20, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+       {"3x3_8x8", 2, 24, 20, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}},
+  };
+  const ConvAlgo algo = ConvAlgo::implicit_gemm;
+  int compared = 0;
+  for (Isa isa : isas())
+    for (const auto& [few, many] : pairs)
+      for (int threads : {1, 2}) {
+        Handle h;
+        h.set_isa(isa);
+        h.set_num_threads(threads);
+        const Descs df = make_descs(few, Layout::nchw, FilterLayout::kcrs);
+        const Descs dm = make_descs(many, Layout::nchw, FilterLayout::kcrs);
+        const auto w = random_floats(df.w.element_count(), 2);
+        const auto xf = random_floats(df.x.span(), 1), xm = random_floats(dm.x.span(), 3);
+        const PreparedFilter on_few = prepare_forward_filter(h, df.x, df.w, w.data(), df.conv, df.y, algo);
+        const PreparedFilter on_many = prepare_forward_filter(h, dm.x, dm.w, w.data(), dm.conv, dm.y, algo);
+        const std::string what = few.name + " " + std::string(isa_name(isa)) + " t" + std::to_string(threads);
+        // Summation order only (k blocks and edge chains differ).
+        compared += expect_each_serves_the_other(h, algo, {df, xf, on_few}, {dm, xm, on_many}, w, what);
+      }
+  EXPECT_GE(compared, 16);
 }
 
 TEST(ConvPrepared, FusedForwardWithAPreparedFilter) {

@@ -23,11 +23,11 @@ class PackBuffer {
   std::size_t capacity_ = 0;
 };
 
-// Buffers per thread: 0 for A blocks, 1 for B blocks (the mainloop's); 2 for a caller that
-// stages a whole operand around a GEMM on the same thread (dnn's channels-last copies of NCHW
-// images), which must outlive the GEMM's own packing.
+// Buffers per thread: 0 for A blocks, 1 for B blocks (the mainloop's); 2 and 3 for a caller
+// that stages whole operands around a GEMM on the same thread (dnn's channels-last copies of
+// NCHW images and its staged NCHW output blocks), which must outlive the GEMM's own packing.
 inline PackBuffer& thread_pack_buffer(int which) {
-  thread_local PackBuffer buffers[3];
+  thread_local PackBuffer buffers[4];
   return buffers[which];
 }
 

@@ -11,6 +11,7 @@
 // (implicit_gemm_band.hpp).
 #pragma once
 #include <array>
+#include <type_traits>
 
 #include "implicit_gemm_band.hpp"
 #include "problem.hpp"
@@ -84,45 +85,72 @@ static inline tile::ConvGeometry group_geometry(const ConvProblem& p, const floa
   return geo;
 }
 
-// The prepared filter (dnn::prepare_forward_filter): per group, the filter packed once as the
-// GEMM operand it is — panels of MR output channels when it is A (channels-last output),
-// of NR when it is B (pixels-first output) — over the whole reduction depth, in the image
-// operand's reduction order (which depends on x's layout, never on sizes or the batch).
+// Pixels-first (NCHW) output puts pixels on the tile's rows (C = Y[pixel, k], written in
+// place), except where whole row panels would pad the pixels by more than a sixteenth (res5's
+// 49 = 3 x 16 + 1: the last row ran a half-height tile for one pixel): there the channels
+// are the rows, as for channels-last output, into a staging block transposed into y
+// ("staged"). Measured on the NCHW res5 1x1 layers (prepared filters, b1, 1 thread):
+// 0.83-0.86x -> 0.91-0.95x of oneDNN, res5_proj_s2 0.77-0.80x -> 0.87-0.90x; staging every
+// layer lost 5-15% on the larger images (the staged block many times the input).
 template <class Kernel>
-int64_t prepared_panel_width(const ConvProblem& p) {
-  return implicit_gemm_channels_last(p) || band_serves(p) ? Kernel::mr : Kernel::nr;
+bool pixels_first_staged(const ConvProblem& p) {
+  if (implicit_gemm_channels_last(p) || band_serves(p)) return false;
+  constexpr int64_t rows = Kernel::HalfRows::mr;  // the finest row granularity of the kernels
+  const int64_t P = p.out_spatial();
+  return ((P + rows - 1) / rows * rows - P) * 16 > P;
+}
+
+// The prepared filter (dnn::prepare_forward_filter): a header (kPreparedHeaderFloats floats, so
+// the panels stay aligned) saying whether a pixels-first output is staged, then per group the
+// filter packed once as the GEMM operand it is — panels of MR output channels when channels
+// are the rows (channels-last output, the band path, staged), of NR when pixels are — over the
+// whole reduction depth, in the image operand's reduction order: channels innermost, except
+// for a channels-last output gathered from an input without contiguous channels
+// (pixels-first outputs gather from channels-last copies of such inputs). A filter prepared
+// on one problem serves calls with other batch and image sizes in its own orientation: the
+// unprepared result bitwise when that is the call's own, else up to summation order.
+inline constexpr int64_t kPreparedHeaderFloats = 16;
+inline bool filter_as_rows(const ConvProblem& p, bool staged) {
+  return implicit_gemm_channels_last(p) || band_serves(p) || staged;
 }
 template <class Kernel>
-int64_t prepared_group_floats(const ConvProblem& p) {
-  const int64_t w = prepared_panel_width<Kernel>(p);
+int64_t prepared_group_floats(const ConvProblem& p, bool staged) {
+  const int64_t w = filter_as_rows(p, staged) ? Kernel::mr : Kernel::nr;
   return (p.kg() + w - 1) / w * w * p.cg() * p.filter_spatial();
 }
 template <class Kernel>
 std::size_t prepared_filter_floats(const ConvProblem& p) {
-  return std::size_t(p.groups * prepared_group_floats<Kernel>(p));
+  // Room for either orientation: the call may take the other one (see above).
+  const int64_t most = std::max(prepared_group_floats<Kernel>(p, false), prepared_group_floats<Kernel>(p, true));
+  return std::size_t(kPreparedHeaderFloats + p.groups * most);
 }
-// One group's filter (geo) into dst as prepared panels.
+// One group's filter (geo) into dst as panels for the orientation `staged` says.
 template <class Kernel>
-void pack_group_filter(const ConvProblem& p, const tile::ConvGeometry& geo, float* dst) {
-  // Channels innermost, as the image operand reduces, except for a channels-last output
-  // gathered from an input without contiguous channels (the band path and pixels-first
-  // outputs read channel-contiguous copies of such inputs).
+void pack_group_filter(const ConvProblem& p, const tile::ConvGeometry& geo, bool staged, float* dst) {
   tile::ConvGeometry order = geo;
   order.channels_inner = geo.channels_inner || band_serves(p) || !implicit_gemm_channels_last(p);
   const tile::FilterOperand filter{&order, 0};
-  if (implicit_gemm_channels_last(p) || band_serves(p)) filter.template pack<Kernel::mr>(0, p.kg(), 0, geo.depth(), dst);
+  if (filter_as_rows(p, staged)) filter.template pack<Kernel::mr>(0, p.kg(), 0, geo.depth(), dst);
   else filter.template pack<Kernel::nr>(0, p.kg(), 0, geo.depth(), dst);
 }
 template <class Kernel>
 void prepare_filter(const ConvProblem& p, const float* w, float* out) {
+  const bool staged = pixels_first_staged<Kernel>(p);
+  std::fill(out, out + kPreparedHeaderFloats, 0.f);
+  out[0] = staged ? 1.f : 0.f;
   for (int64_t g = 0; g < p.groups; ++g)
-    pack_group_filter<Kernel>(p, group_geometry(p, nullptr, w, g), out + g * prepared_group_floats<Kernel>(p));
+    pack_group_filter<Kernel>(p, group_geometry(p, nullptr, w, g), staged,
+                              out + kPreparedHeaderFloats + g * prepared_group_floats<Kernel>(p, staged));
 }
 
-// Group g's prepared filter panels as the mainloop reads them (W: the kernel's MR or NR).
-template <class Kernel, int W>
-tile::PrepackedOperand<float, W> prepared_operand(const ConvProblem& p, const ConvArgs& a, int64_t g) {
-  return {a.prepared_w + g * prepared_group_floats<Kernel>(p), p.cg() * p.filter_spatial(), 0};
+// Pixels per staging block of a staged output: the whole image when its kg x P block fits in
+// L2, else blocks of half of L2.
+template <class Kernel>
+int64_t pixel_block(int64_t kg, int64_t P) {
+  const std::size_t l2_bytes = cpu_features().l2_bytes;
+  const int64_t l2 = (l2_bytes ? int64_t(l2_bytes) : 256 * 1024) / int64_t(sizeof(float));
+  if (kg * P <= l2) return P;
+  return std::max<int64_t>(8 * Kernel::nr, l2 / 2 / kg / Kernel::nr * Kernel::nr);
 }
 
 // Image x_img's channels of one group (geo) as a channels-last copy (pixel-major, channels
@@ -162,12 +190,21 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
   // A 1x1, stride-1, unpadded convolution is a plain GEMM on the tensors as they lie: give
   // the engine matrix views so it can use its in-place and fast packing paths.
   const bool pointwise = p.filter_spatial() == 1 && p.unit_stride() && p.pad == std::array<int64_t, 3>{0, 0, 0};
+  // A prepared filter's orientation is its header's; an unprepared call chooses by shape.
+  const bool staged = prepared ? a.prepared_w[0] != 0.f : pixels_first_staged<Kernel>(p);
+  const int64_t group_floats = prepared_group_floats<Kernel>(p, staged);
+  // Group g's prepared panels as the mainloop reads them (W: the kernel's MR or NR).
+  auto prepared_operand = [&]<int W>(std::integral_constant<int, W>, int64_t g) {
+    return tile::PrepackedOperand<float, W>{a.prepared_w + kPreparedHeaderFloats + g * group_floats,
+                                            p.cg() * p.filter_spatial(), 0};
+  };
+  constexpr std::integral_constant<int, Kernel::mr> rows{};
+  constexpr std::integral_constant<int, Kernel::nr> cols{};
   // The band path's filter as its prepared panels: from the call, or packed now for this group.
   auto band_panels = [&](const tile::ConvGeometry& geo, int64_t g) -> const float* {
-    if (prepared) return a.prepared_w + g * prepared_group_floats<Kernel>(p);
-    float* packed = static_cast<float*>(
-        tile::thread_pack_buffer(0).get(sizeof(float) * std::size_t(prepared_group_floats<Kernel>(p))));
-    pack_group_filter<Kernel>(p, geo, packed);
+    if (prepared) return a.prepared_w + kPreparedHeaderFloats + g * group_floats;
+    float* packed = static_cast<float*>(tile::thread_pack_buffer(0).get(sizeof(float) * std::size_t(group_floats)));
+    pack_group_filter<Kernel>(p, geo, false, packed);
     return packed;
   };
   for (int64_t g = 0; g < p.groups; ++g) {
@@ -187,7 +224,7 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
           args.a = filter_view;
           args.b = {geo.x, 1, p.c};  // (c, pixel): channels contiguous, pixels every C
           if (!prepared) return tile::gemm<Kernel>(args, p.threads, bs, epi);
-          tile::gemm_operands<Kernel>(m, n, cg, alpha, prepared_operand<Kernel, Kernel::mr>(p, a, g),
+          tile::gemm_operands<Kernel>(m, n, cg, alpha, prepared_operand(rows, g),
                                       tile::b_operand(args.b), beta, yg, p.k, p.threads, bs, epi,
                                       tile::choose_pack_policy<Kernel>(args, bs));
         } else if (band_serves(p)) {
@@ -197,7 +234,7 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
             tile::gemm_operands<Kernel>(m, n, geo.depth(), alpha, filter_op, image, beta, yg, p.k, p.threads, bs, epi,
                                         tile::PackPolicy{});
           };
-          if (prepared) run(prepared_operand<Kernel, Kernel::mr>(p, a, g));
+          if (prepared) run(prepared_operand(rows, g));
           else run(filter);
         }
       });
@@ -231,6 +268,52 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
       cgeo.n = 1, cgeo.xs = {p.in_spatial() * cg, 1, p.in[1] * p.in[2] * cg, p.in[2] * cg, cg};
     }
     const tile::FilterOperand filter_gathered{&cgeo, 0};  // in the gather's order
+    if (staged) {
+      // Channels as rows, per image and block of pixels, into a staging block transposed into
+      // y (beta and the epilogue applied there).
+      const int64_t block = pixel_block<Kernel>(kg, P);
+      float* stage = static_cast<float*>(tile::thread_pack_buffer(3).get(sizeof(float) * std::size_t(kg * block)));
+      for (int64_t img = 0; img < p.n; ++img) {
+        const int64_t offset = group_offset + img * p.ys[0];
+        float* y_img = y + offset;
+        const float* x_img = geo.x + img * p.xs[0];
+        if (convert) cgeo.x = to_channels_last(p, geo, x_img);
+        with_tile_epilogue(a.epilogue, false, offset, ldc, g * kg, [&](const auto& epi) {
+          for (int64_t p0 = 0; p0 < P; p0 += block) {
+            const int64_t nb = std::min(block, P - p0);
+            if (pointwise_view) {
+              tile::GemmArgs<float> args;  // (c, pixel): planes xs[1] apart, pixels contiguous
+              args.m = kg, args.n = nb, args.k = cg, args.alpha = alpha, args.c = stage, args.ldc = kg;
+              args.a = filter_view;
+              args.b = {x_img + p0, p.xs[1], 1};
+              if (!prepared) tile::gemm<Kernel>(args, p.threads, bs);
+              else
+                tile::gemm_operands<Kernel>(kg, nb, cg, alpha, prepared_operand(rows, g), tile::b_operand(args.b),
+                                            0.f, stage, kg, p.threads, bs, tile::NoEpilogue{},
+                                            tile::choose_pack_policy<Kernel>(args, bs));
+            } else {
+              const tile::ImageOperand pixels{&cgeo, (convert ? 0 : img * P) + p0};
+              auto run = [&](const auto& filter_op) {
+                tile::gemm_operands<Kernel>(kg, nb, cgeo.depth(), alpha, filter_op, pixels, 0.f, stage, kg,
+                                            p.threads, bs, tile::NoEpilogue{}, tile::PackPolicy{});
+              };
+              if (prepared) run(prepared_operand(rows, g));
+              else run(filter_gathered);
+            }
+            // Channel blocks of 8 among the threads: transposed, then finished while in cache.
+            parallel_for((kg + 7) / 8, p.threads, [&](int64_t lo, int64_t hi, int) {
+              const int64_t k0 = lo * 8, k1 = std::min(kg, hi * 8);
+              if (k0 >= k1) return;
+              transpose_blocks(stage + k0, kg, k1 - k0, nb, y_img + k0 * ldc + p0, ldc, beta);
+              if constexpr (!std::decay_t<decltype(epi)>::is_identity)
+                epi(y_img + k0 * ldc + p0, ldc, p0, k0, nb, k1 - k0);
+            });
+          }
+        });
+      }
+      continue;
+    }
+    // Pixels as rows: C = Y[pixel, k] per image, written in place.
     for (int64_t img = 0; img < p.n; ++img) {
       const int64_t offset = group_offset + img * p.ys[0];
       if (convert) cgeo.x = to_channels_last(p, geo, geo.x + img * p.xs[0]);
@@ -243,7 +326,7 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
           args.b = filter_view.transposed();             // (c, kk)
           if (!prepared) return tile::gemm<Kernel>(args, p.threads, bs, epi);
           tile::gemm_operands<Kernel>(P, kg, cg, alpha, tile::a_operand(args.a),
-                                      prepared_operand<Kernel, Kernel::nr>(p, a, g), beta, y + offset, ldc, p.threads,
+                                      prepared_operand(cols, g), beta, y + offset, ldc, p.threads,
                                       bs, epi, tile::choose_pack_policy<Kernel>(args, bs));
         } else {
           const tile::ImageOperand pixels{&cgeo, convert ? 0 : img * P};
@@ -251,7 +334,7 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
             tile::gemm_operands<Kernel>(P, kg, geo.depth(), alpha, pixels, filter_op, beta, y + offset, ldc, p.threads,
                                         bs, epi, tile::PackPolicy{});
           };
-          if (prepared) run(prepared_operand<Kernel, Kernel::nr>(p, a, g));
+          if (prepared) run(prepared_operand(cols, g));
           else run(filter_gathered);
         }
       });
