@@ -208,7 +208,7 @@ void run_band(const ConvProblem& p, const tile::ConvGeometry& geo, const float* 
       // Transposed into y (channel k's row at yg + k * ldc + oh * OW), beta applied here; then
       // the epilogue on the pixels-first rows (pixels as rows, channels as columns).
       float* yr = yg + oh * OW;
-      transpose_blocks(stage, stage_ld, kg, OW, yr, ldc, beta);
+      transpose_blocks(stage, stage_ld, kg, OW, yr, ldc, 1.f, beta);
       if constexpr (!Epilogue::is_identity) epi(yr, ldc, oh * OW, 0, OW, kg);
     }
   });

@@ -164,7 +164,7 @@ static inline const float* to_channels_last(const ConvProblem& p, const tile::Co
   if (xs[4] == 1 && (H == 1 || xs[3] == W) && (p.in[0] == 1 || xs[2] == H * W)) {
     parallel_for((C + 15) / 16, p.threads, [&](int64_t lo, int64_t hi, int) {
       for (int64_t c0 = lo * 16; c0 < std::min(C, hi * 16); c0 += 16)
-        transpose_blocks(x_img + c0 * xs[1], xs[1], pixels, std::min<int64_t>(16, C - c0), dst + c0, C, 0.f);
+        transpose_blocks(x_img + c0 * xs[1], xs[1], pixels, std::min<int64_t>(16, C - c0), dst + c0, C, 1.f, 0.f);
     });
     return dst;
   }
@@ -304,7 +304,7 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
             parallel_for((kg + 7) / 8, p.threads, [&](int64_t lo, int64_t hi, int) {
               const int64_t k0 = lo * 8, k1 = std::min(kg, hi * 8);
               if (k0 >= k1) return;
-              transpose_blocks(stage + k0, kg, k1 - k0, nb, y_img + k0 * ldc + p0, ldc, beta);
+              transpose_blocks(stage + k0, kg, k1 - k0, nb, y_img + k0 * ldc + p0, ldc, 1.f, beta);
               if constexpr (!std::decay_t<decltype(epi)>::is_identity)
                 epi(y_img + k0 * ldc + p0, ldc, p0, k0, nb, k1 - k0);
             });

@@ -1,9 +1,9 @@
-// y[k * ldc + w] = src[w * ld + k] (+ beta * y) for k < kg, w < width: a matrix transposed
-// between two buffers. Whole 8 x 8 blocks go through registers (GCC vector extensions: shuffles
+// y[k * ldc + w] = alpha * src[w * ld + k] + beta * y[k * ldc + w] for k < kg, w < width (beta
+// == 0 never reads y): a matrix transposed between two buffers. Whole 8 x 8 blocks go through registers (GCC vector extensions: shuffles
 // on whichever vectors this ISA's build has); a scalar strided loop had taken a sixth of conv1's
 // time when its NCHW output rows were transposed that way. Used where implicit GEMM meets NCHW
-// tensors: output tiles (channels contiguous) into NCHW planes, and NCHW input planes into
-// channels-last copies of an image.
+// tensors: output tiles (channels contiguous) into NCHW planes, NCHW input planes into
+// channels-last copies of an image, and Winograd's staging of NCHW tensors both ways.
 // Static: this header is compiled once per ISA, and the copy kept must be this build's.
 #pragma once
 #include <cstdint>
@@ -11,12 +11,13 @@
 namespace strata::dnn::detail {
 
 static inline void transpose_blocks(const float* __restrict src, int64_t ld, int64_t kg, int64_t width,
-                                    float* __restrict y, int64_t ldc, float beta) {
+                                    float* __restrict y, int64_t ldc, float alpha, float beta) {
   typedef float v8 __attribute__((vector_size(32), aligned(4), may_alias));  // unaligned, aliasing floats
   typedef int i8 __attribute__((vector_size(32)));
   const int64_t kfull = kg / 8 * 8, wfull = width / 8 * 8;
   auto put = [&](float* dst, v8 v) __attribute__((always_inline)) {
     v8* d = reinterpret_cast<v8*>(dst);
+    if (alpha != 1.f) v = alpha * v;
     *d = beta == 0.f ? v : v + beta * *d;
   };
   auto block = [&](int64_t k0, int64_t w0) __attribute__((always_inline)) {
@@ -59,7 +60,7 @@ static inline void transpose_blocks(const float* __restrict src, int64_t ld, int
   }
   // The ragged right and bottom edges, element by element.
   auto one = [&](int64_t k, int64_t w) {
-    const float v = src[w * ld + k];
+    const float v = alpha * src[w * ld + k];
     float& out = y[k * ldc + w];
     out = beta == 0.f ? v : v + beta * out;
   };

@@ -42,6 +42,10 @@ struct WinogradKernelSet {
   int panel_width_b;
   void (*multiply_tiles_as_rows)(const float* v, const float* u, float* m, int64_t ldm, int64_t tiles, int64_t k,
                                  int64_t c);
+  // y[k * ldc + w] = alpha * src[w * ld + k] + beta * y (transpose_blocks.hpp): the staging of
+  // tensors whose channels are not contiguous, in and out.
+  void (*transpose)(const float* src, int64_t ld, int64_t kg, int64_t width, float* y, int64_t ldc, float alpha,
+                    float beta);
 };
 
 extern const WinogradKernelSet winograd_kernels_generic;

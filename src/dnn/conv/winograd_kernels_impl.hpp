@@ -6,6 +6,7 @@
 #include "strata/core/cpu.hpp"
 #include "strata/tile/gemm.hpp"
 #include "strata/tile/kernel_configs.hpp"
+#include "transpose_blocks.hpp"
 #include "winograd_kernels.hpp"
 
 namespace strata::dnn::detail {
@@ -162,7 +163,8 @@ WinogradKernelSet make_winograd_kernels() {
           Kernel::mr,
           multiply_channels_last,
           Kernel::nr,
-          multiply_tiles_as_rows};
+          multiply_tiles_as_rows,
+          transpose_blocks};
 }
 
 }  // namespace
