@@ -14,34 +14,11 @@
 
 #include "strata/core/minifloat.hpp"
 #include "strata/tile/matrix.hpp"
+#include "strata/tile/transpose.hpp"
 
-#if defined(__AVX2__)
-#include <immintrin.h>
-#endif
 
 STRATA_TILE_NS_BEGIN
 
-#if defined(__AVX2__)
-// dst[j * dld + i] = src[i * ld + j] for an 8 x 8 block of floats, in registers.
-inline void transpose_8x8(const float* src, int64_t ld, float* dst, int64_t dld) {
-  __m256 r[8], t[8];
-  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * ld);
-  for (int i = 0; i < 8; i += 2) {
-    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
-    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-  }
-  for (int h = 0; h < 8; h += 4) {  // rows h..h+3 of the result halves
-    r[h + 0] = _mm256_shuffle_ps(t[h + 0], t[h + 2], 0x44);
-    r[h + 1] = _mm256_shuffle_ps(t[h + 0], t[h + 2], 0xEE);
-    r[h + 2] = _mm256_shuffle_ps(t[h + 1], t[h + 3], 0x44);
-    r[h + 3] = _mm256_shuffle_ps(t[h + 1], t[h + 3], 0xEE);
-  }
-  for (int j = 0; j < 4; ++j) {
-    _mm256_storeu_ps(dst + j * dld, _mm256_permute2f128_ps(r[j], r[j + 4], 0x20));
-    _mm256_storeu_ps(dst + (j + 4) * dld, _mm256_permute2f128_ps(r[j], r[j + 4], 0x31));
-  }
-}
-#endif
 
 // Element conversion while packing (mixed-precision GEMM: narrow inputs, f32 compute).
 // bf16 → f32 is a 16-bit shift for every pattern (NaN, Inf, subnormals included), which
