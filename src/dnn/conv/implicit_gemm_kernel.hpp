@@ -5,10 +5,12 @@
 // Orientation is chosen so that C is the output tensor with unit row stride:
 //   channels contiguous (NHWC-like):   Y[k, pixel]  = W[k, l]      X[l, pixel]     (one GEMM per group)
 //   pixels contiguous (NCHW-like):     Y[pixel, k]  = X[pixel, l]  W[k, l]^T       (per image and group)
-// The fused forward's epilogue becomes a tile epilogue program: residual add, bias (per row
-// of C when channels are rows, per column otherwise), activation. Channels-last problems with
-// few input channels skip the gather: their input rows are read in place from row bands
-// (implicit_gemm_band.hpp).
+// except that NCHW output whose pixels would leave ragged row panels is computed as the first
+// form into a staged block and transposed into y (pixels_first_staged). The fused forward's
+// epilogue becomes a tile epilogue program: residual add, bias (per row of C when channels are
+// rows, per column otherwise), activation. Problems with few input channels skip the gather:
+// their input rows are read in place from row bands (implicit_gemm_band.hpp). NCHW inputs
+// gathered through filters wider than 1x1 are read from a channels-last copy of the image.
 #pragma once
 #include <array>
 #include <type_traits>
@@ -240,7 +242,8 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
       });
       continue;
     }
-    // C = Y[pixel, k] per image: channels are columns.
+    // Pixels-first output (NCHW), per image: the row-band path, the staged channels-as-rows
+    // GEMM, or C = Y[pixel, k] in place.
     // Pixels flattened with unit stride (a size-1 dimension may carry any stride: a 2-D
     // problem's depth stride is not H x W).
     const bool pointwise_view = pointwise && (p.in[2] == 1 || p.xs[4] == 1) &&
