@@ -197,8 +197,8 @@ void expect_implicit_gemm_matches_reference(const Handle& h, const Descs& d, con
 // interleaved) and read in place by the microkernel; NCHW output rows are staged and
 // transposed. Shapes aim at its edges: padding wider than the filter, ragged pixel tiles
 // (OW not a multiple of the tile), output channels not a multiple of the register tile,
-// row dilation, groups (channel runs inside wider pixels), a strided input view, 1 and 2
-// threads, alpha/beta.
+// row dilation, groups (channel runs inside wider pixels), a strided input view, an input in
+// the other layout than the output, 1 and 2 threads, alpha/beta.
 TEST(ConvAlgorithms, ImplicitGemmReadsFewChannelInputRowsInPlace) {
   const std::vector<Spec> shapes{
       {"stem", 2, 3, 20, 1, {23, 29}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
@@ -207,21 +207,25 @@ TEST(ConvAlgorithms, ImplicitGemmReadsFewChannelInputRowsInPlace) {
       {"row_dilation", 1, 4, 9, 1, {12, 11}, {3, 3}, {2, 1}, {1, 1}, {2, 1}},
       {"groups", 2, 6, 8, 2, {7, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
   };
+  // x as made (dense), as a strided view, or dense in the other layout (y keeps its own).
+  enum class Input { dense, strided, other_layout };
   for (const Spec& s : shapes)
     for (Layout layout : {Layout::nhwc, Layout::nchw})
-      for (bool strided_x : {false, true})
+      for (Input input : {Input::dense, Input::strided, Input::other_layout})
         for (int threads : {1, 2}) {
           Handle h;
           h.set_num_threads(threads);
           Descs d = make_descs(s, layout, layout == Layout::nhwc ? FilterLayout::krsc : FilterLayout::kcrs);
-          if (strided_x) d.x = strided_input(s, layout);
+          if (input == Input::strided) d.x = strided_input(s, layout);
+          if (input == Input::other_layout)
+            d.x = make_descs(s, layout == Layout::nhwc ? Layout::nchw : Layout::nhwc, FilterLayout::kcrs).x;
           for (const auto& r : get_forward_algorithms(h, d.x, d.w, d.conv, d.y))
             if (r.algo == ConvAlgo::implicit_gemm) {
               EXPECT_NE(r.reason.find("read in place"), std::string::npos) << s.name << ": " << r.reason;
             }
+          const char* x_name = input == Input::dense ? "" : input == Input::strided ? " strided x" : " x other layout";
           expect_implicit_gemm_matches_reference(h, d, s.name + (layout == Layout::nhwc ? " nhwc" : " nchw") +
-                                                           (strided_x ? " strided x" : "") +
-                                                           " threads=" + std::to_string(threads));
+                                                           x_name + " threads=" + std::to_string(threads));
         }
 }
 
