@@ -33,6 +33,7 @@
 #include "algorithm.hpp"
 #include "common.hpp"
 #include "strata/core/thread_pool.hpp"
+#include "transpose_blocks.hpp"
 #include "winograd_kernels.hpp"
 
 namespace strata::dnn::detail {
@@ -306,30 +307,15 @@ void for_each_row_of_channel_blocks(const ConvProblem& p, const std::array<int64
   });
 }
 
-// Whether an (n, ch, dims) tensor with element strides st has each channel's pixels as one
-// contiguous plane (NCHW-like; size-1 dimensions may carry any stride).
-bool dense_planes(const std::array<int64_t, 3>& dims, const std::array<int64_t, 5>& st) {
-  return (dims[2] == 1 || st[4] == 1) && (dims[1] == 1 || st[3] == dims[2]) && (dims[0] == 1 || st[2] == dims[1] * dims[2]);
-}
-
-// dst (channels-last) = src (strides ss) for an (n, ch, dims) tensor. Dense planes go through
-// the ISA's register transposes, 16 planes per step (16 read streams; one image row at a time
-// over all planes was too many streams to prefetch: NCHW res2_3x3 spent 1 ms of its 2.5 in the
-// two staging copies).
+// dst (channels-last) = src (strides ss) for an (n, ch, dims) tensor. Pixel planes go through
+// the ISA's register transposes (planes_to_channels_last; one image row at a time over all
+// planes had NCHW res2_3x3 spend 1 ms of its 2.5 in the two staging copies).
 void stage_in(const ConvProblem& p, const WinogradKernelSet& set, int64_t ch, const std::array<int64_t, 3>& dims,
               const float* src, const std::array<int64_t, 5>& ss, float* dst) {
   const auto cs = channels_last_strides(ch, dims);
-  if (dense_planes(dims, ss)) {
-    const int64_t pixels = dims[0] * dims[1] * dims[2], blocks = (ch + 15) / 16;
-    parallel_for(p.n * blocks, p.threads, [&](int64_t lo, int64_t hi, int) {
-      for (int64_t b = lo; b < hi; ++b) {
-        const int64_t n = b / blocks, c0 = b % blocks * 16;
-        set.transpose(src + n * ss[0] + c0 * ss[1], ss[1], pixels, std::min<int64_t>(16, ch - c0), dst + n * cs[0] + c0,
-                      ch, 1.f, 0.f);
-      }
-    });
-    return;
-  }
+  if (pixel_planes(dims, ss))
+    return planes_to_channels_last(src, ss[0], ss[1], p.n, ch, dims[0] * dims[1] * dims[2], dst, p.threads,
+                                   set.transpose);
   for_each_row_of_channel_blocks(p, dims, ch, [&](int64_t n, int64_t d, int64_t h, int64_t c0, int64_t nb) {
     const float* s = src + n * ss[0] + c0 * ss[1] + d * ss[2] + h * ss[3];
     float* o = dst + n * cs[0] + c0 + d * cs[2] + h * cs[3];
@@ -348,11 +334,11 @@ void stage_in(const ConvProblem& p, const WinogradKernelSet& set, int64_t ch, co
 }
 
 // dst (strides ds) = alpha * src (channels-last) + beta * dst; beta == 0 never reads dst.
-// Dense planes through the ISA's register transposes, 8 planes per step.
+// Pixel planes through the ISA's register transposes, 8 planes per step.
 void stage_out(const ConvProblem& p, const WinogradKernelSet& set, int64_t ch, const std::array<int64_t, 3>& dims,
                const float* src, float* dst, const std::array<int64_t, 5>& ds, float alpha, float beta) {
   const auto cs = channels_last_strides(ch, dims);
-  if (dense_planes(dims, ds)) {
+  if (pixel_planes(dims, ds)) {
     const int64_t pixels = dims[0] * dims[1] * dims[2], blocks = (ch + 7) / 8;
     parallel_for(p.n * blocks, p.threads, [&](int64_t lo, int64_t hi, int) {
       for (int64_t b = lo; b < hi; ++b) {

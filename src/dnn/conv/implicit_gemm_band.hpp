@@ -39,10 +39,7 @@ namespace strata::dnn::detail {
 // Output layouts the GEMM can write directly (C needs unit row stride and one column stride).
 // Size-1 dimensions may carry any stride, as in ConvProblem's own layout predicates.
 inline bool implicit_gemm_channels_last(const ConvProblem& p) { return p.y_nhwc(); }
-inline bool implicit_gemm_pixels_first(const ConvProblem& p) {
-  const auto& o = p.out;
-  return (o[2] == 1 || p.ys[4] == 1) && (o[1] == 1 || p.ys[3] == o[2]) && (o[0] == 1 || p.ys[2] == o[1] * o[2]);
-}
+inline bool implicit_gemm_pixels_first(const ConvProblem& p) { return pixel_planes(p.out, p.ys); }
 
 inline constexpr int64_t kMaxBandRows = 16;  // filter rows the band path takes (rows kept per thread)
 

@@ -156,18 +156,13 @@ int64_t pixel_block(int64_t kg, int64_t P) {
 }
 
 // Image x_img's channels of one group (geo) as a channels-last copy (pixel-major, channels
-// contiguous) in this thread's staging buffer; returns it. Dense planes are transposed as one
-// C x pixels matrix, 16 channels per step (whole cache lines of the copy, and 16 sequential
-// read streams; per image row, the 128 planes of a layer were too many streams to prefetch).
+// contiguous) in this thread's staging buffer; returns it.
 static inline const float* to_channels_last(const ConvProblem& p, const tile::ConvGeometry& geo, const float* x_img) {
   const int64_t C = geo.c, H = p.in[1], W = p.in[2], pixels = p.in_spatial();
   float* dst = static_cast<float*>(tile::thread_pack_buffer(2).get(sizeof(float) * std::size_t(pixels * C)));
   const auto& xs = p.xs;
-  if (xs[4] == 1 && (H == 1 || xs[3] == W) && (p.in[0] == 1 || xs[2] == H * W)) {
-    parallel_for((C + 15) / 16, p.threads, [&](int64_t lo, int64_t hi, int) {
-      for (int64_t c0 = lo * 16; c0 < std::min(C, hi * 16); c0 += 16)
-        transpose_blocks(x_img + c0 * xs[1], xs[1], pixels, std::min<int64_t>(16, C - c0), dst + c0, C, 1.f, 0.f);
-    });
+  if (pixel_planes(p.in, xs)) {
+    planes_to_channels_last(x_img, 0, xs[1], 1, C, pixels, dst, p.threads, transpose_blocks);
     return dst;
   }
   parallel_for(p.in[0] * H, p.threads, [&](int64_t lo, int64_t hi, int) {
@@ -244,10 +239,7 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
     }
     // Pixels-first output (NCHW), per image: the row-band path, the staged channels-as-rows
     // GEMM, or C = Y[pixel, k] in place.
-    // Pixels flattened with unit stride (a size-1 dimension may carry any stride: a 2-D
-    // problem's depth stride is not H x W).
-    const bool pointwise_view = pointwise && (p.in[2] == 1 || p.xs[4] == 1) &&
-                                (p.in[1] == 1 || p.xs[3] == p.in[2]) && (p.in[0] == 1 || p.xs[2] == p.in[1] * p.in[2]);
+    const bool pointwise_view = pointwise && pixel_planes(p.in, p.xs);
     const int64_t ldc = std::max<int64_t>(p.ys[1], P);
     if (band_serves(p)) {  // few input channels: rows read from bands, each output row staged and transposed
       const float* panels = band_panels(geo, g);

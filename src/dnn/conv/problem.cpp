@@ -30,6 +30,10 @@ const char* layout_tag(bool nchw, bool nhwc) { return nchw ? "nchw" : nhwc ? "nh
 
 }  // namespace
 
+bool pixel_planes(const std::array<int64_t, 3>& dims, const std::array<int64_t, 5>& st) {
+  return strides_match<3>({st[2], st[3], st[4]}, {dims[1] * dims[2], dims[2], 1}, dims);
+}
+
 bool ConvProblem::x_nchw() const { return packed_nchw(xs, c, in, n); }
 bool ConvProblem::x_nhwc() const { return packed_nhwc(xs, c, in, n); }
 bool ConvProblem::y_nchw() const { return packed_nchw(ys, k, out, n); }

@@ -67,6 +67,11 @@ struct ConvProblem {
   std::string key() const;
 };
 
+// Whether each channel's pixels of an (n, c, dims) view with element strides st {n, c, d, h, w}
+// form one contiguous plane (pixel index d H W + h W + w at unit stride; NCHW-like, any channel
+// and image strides). Size-1 dimensions may carry any stride.
+bool pixel_planes(const std::array<int64_t, 3>& dims, const std::array<int64_t, 5>& st);
+
 // Everything an algorithm needs at execution time. Pointers follow the roles above; the one
 // the operation writes is the destination, the others are only read.
 // The fused forward's epilogue for algorithms that apply it to each output tile while it is

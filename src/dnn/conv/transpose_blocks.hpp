@@ -4,10 +4,13 @@
 // its NCHW output rows were transposed that way). Used where implicit GEMM meets NCHW tensors
 // (output tiles into NCHW planes, NCHW input planes into channels-last copies of an image) and
 // for Winograd's staging of NCHW tensors both ways.
-// Static: this header is compiled once per ISA, and the copy kept must be this build's.
+// Static (both functions): this header is compiled once per ISA, and the copy kept must be
+// this build's.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 
+#include "strata/core/thread_pool.hpp"
 #include "strata/tile/transpose.hpp"
 
 namespace strata::dnn::detail {
@@ -43,6 +46,24 @@ static inline void transpose_blocks(const float* __restrict src, int64_t ld, int
     for (int64_t w = wfull; w < width; ++w) one(k, w);
   for (int64_t k = kfull; k < kg; ++k)
     for (int64_t w = 0; w < width; ++w) one(k, w);
+}
+
+// dst (pixels x ch, channels contiguous, for each of n images) = the ch pixel planes of each
+// image at src (plane stride cs, image stride ns), 16 planes per step among the threads: 16
+// sequential read streams and whole cache lines of dst per pass (one image row at a time over
+// all planes was too many streams to prefetch). `transpose` is transpose_blocks or an ISA's
+// pointer to it (Winograd's kernel set).
+template <class Transpose>
+static void planes_to_channels_last(const float* src, int64_t ns, int64_t cs, int64_t n, int64_t ch, int64_t pixels,
+                                    float* dst, int threads, Transpose&& transpose) {
+  const int64_t blocks = (ch + 15) / 16;
+  parallel_for(n * blocks, threads, [&](int64_t lo, int64_t hi, int) {
+    for (int64_t b = lo; b < hi; ++b) {
+      const int64_t img = b / blocks, c0 = b % blocks * 16;
+      transpose(src + img * ns + c0 * cs, cs, pixels, std::min<int64_t>(16, ch - c0), dst + img * pixels * ch + c0, ch,
+                1.f, 0.f);
+    }
+  });
 }
 
 }  // namespace strata::dnn::detail
