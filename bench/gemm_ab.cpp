@@ -1,33 +1,98 @@
-// One sgemm shape timed through blas::gemm<float>: prints the median GFLOPS of `reps` calls
-// (after two untimed ones). bench/compare_builds.sh compiles it against two builds of
-// libstrata_blas and runs the two alternately, so clock drift hits both alike.
-// Usage: gemm_ab M N K REPS [THREADS]
+// sgemm A/B of two builds of libstrata_blas inside one process: both libraries are dlopen'ed
+// side by side (RTLD_LOCAL | RTLD_DEEPBIND, so each calls its own code) and batches of calls
+// alternate between them, in A B B A order, so clock drift and the other core's load hit both
+// alike. Separate processes run one after the other measured ~5% apart on the same build
+// here; two copies of one library in this harness agree within ~1%. Code layout still moves a
+// build by a few percent (hot loops landing differently), so small differences deserve an A/A
+// run (the same library file twice) for scale. bench/compare_builds.sh drives it.
+// Usage: gemm_ab OLD.so NEW.so ROUNDS OPS THREADS M N K [M N K ...]   (OPS: NN, NT, TN or TT)
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <random>
 #include <vector>
 
 #include "strata/blas/handle.hpp"
+#include "strata/core/dtype.hpp"
 #include "strata/blas/level3.hpp"
 
+namespace {
+
+using strata::DType;
+using strata::blas::Handle;
+using strata::blas::Op;
+
+// The entry points used, by their mangled names (the libraries are not linked).
+struct Library {
+  Handle& (*handle)();
+  void (*set_threads)(Handle*, int);
+  void (*gemm)(const Handle&, Op, Op, long, long, long, float, const void*, DType, long, const void*, DType, long,
+               float, float*, long);
+};
+
+Library load(const char* path, int threads) {
+  void* so = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  if (!so) {
+    std::fprintf(stderr, "gemm_ab: %s\n", dlerror());
+    std::exit(1);
+  }
+  Library lib;
+  lib.handle = reinterpret_cast<Handle& (*)()>(dlsym(so, "_ZN6strata4blas14default_handleEv"));
+  lib.set_threads = reinterpret_cast<void (*)(Handle*, int)>(dlsym(so, "_ZN6strata4blas6Handle15set_num_threadsEi"));
+  lib.gemm = reinterpret_cast<decltype(lib.gemm)>(
+      dlsym(so, "_ZN6strata4blas7gemm_exERKNS0_6HandleENS0_2OpES4_lllfPKvNS_5DTypeElS6_S7_lfPfl"));
+  if (!lib.handle || !lib.set_threads || !lib.gemm) {
+    std::fprintf(stderr, "gemm_ab: %s lacks the entry points this harness calls\n", path);
+    std::exit(1);
+  }
+  lib.set_threads(&lib.handle(), threads);
+  return lib;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  if (argc < 5) {
-    std::fprintf(stderr, "usage: %s M N K REPS [THREADS]\n", argv[0]);
+  if (argc < 9 || (argc - 6) % 3 != 0) {
+    std::fprintf(stderr, "usage: %s OLD.so NEW.so ROUNDS OPS THREADS M N K [M N K ...]\n", argv[0]);
     return 2;
   }
-  const long m = std::atol(argv[1]), n = std::atol(argv[2]), k = std::atol(argv[3]);
-  const int reps = std::max(1, std::atoi(argv[4])), threads = argc > 5 ? std::atoi(argv[5]) : 1;
-  std::vector<float> a(std::size_t(m * k), 0.5f), b(std::size_t(k * n), 0.25f), c(std::size_t(m * n));
-  strata::blas::Handle h;
-  h.set_num_threads(threads);
-  std::vector<double> seconds;
-  for (int r = 0; r < reps + 2; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    strata::blas::gemm<float>(h, strata::blas::Op::N, strata::blas::Op::N, m, n, k, 1.f, a.data(), m, b.data(), k,
-                              0.f, c.data(), m);
-    if (r >= 2) seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  const int threads = std::atoi(argv[5]);
+  const Library libs[2] = {load(argv[1], threads), load(argv[2], threads)};
+  const int rounds = std::max(1, std::atoi(argv[3]));
+  const Op ta = argv[4][0] == 'T' ? Op::T : Op::N, tb = argv[4][1] == 'T' ? Op::T : Op::N;
+  std::printf("%-5s %-18s %10s %10s %8s\n", "ops", "shape", "old GF/s", "new GF/s", "new/old");
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  for (int s = 6; s + 2 < argc; s += 3) {
+    const long m = std::atol(argv[s]), n = std::atol(argv[s + 1]), k = std::atol(argv[s + 2]);
+    std::vector<float> a(std::size_t(m * k)), b(std::size_t(k * n)), c(std::size_t(m * n));
+    for (float& v : a) v = dist(rng);
+    for (float& v : b) v = dist(rng);
+    const long lda = ta == Op::N ? m : k, ldb = tb == Op::N ? k : n;
+    const double flop = 2.0 * double(m) * double(n) * double(k);
+    const int batch = std::max(3, int(5e6 / flop));  // calls per turn: a few ms at least
+    std::vector<double> seconds[2];
+    for (int r = 0; r < rounds; ++r)
+      for (int turn = 0; turn < 2; ++turn) {
+        const int l = (r & 1) ? 1 - turn : turn;  // A B, then B A
+        for (int i = 0; i < batch; ++i) {
+          const auto t0 = std::chrono::steady_clock::now();
+          libs[l].gemm(libs[l].handle(), ta, tb, m, n, k, 1.f, a.data(), DType::f32, lda, b.data(), DType::f32, ldb,
+                       0.f, c.data(), m);
+          // The first call of a turn refills caches the other library evicted: not timed.
+          if (i > 0) seconds[l].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
+      }
+    double gflops[2];
+    for (int l = 0; l < 2; ++l) {
+      std::sort(seconds[l].begin(), seconds[l].end());
+      gflops[l] = flop / seconds[l][seconds[l].size() / 2] / 1e9;
+    }
+    char shape[64];
+    std::snprintf(shape, sizeof shape, "%ldx%ldx%ld", m, n, k);
+    std::printf("%-5s %-18s %10.1f %10.1f %8.3f\n", argv[4], shape, gflops[0], gflops[1], gflops[1] / gflops[0]);
   }
-  std::sort(seconds.begin(), seconds.end());
-  std::printf("%.1f\n", 2.0 * double(m) * double(n) * double(k) / seconds[seconds.size() / 2] / 1e9);
 }
