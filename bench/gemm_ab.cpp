@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "strata/blas/handle.hpp"
@@ -60,7 +61,28 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int threads = std::atoi(argv[5]);
+  // AB_NEW_ENV ("NAME=VALUE NAME=VALUE"): settings for the new library only (block-size
+  // overrides such as STRATA_GEMM_KC, read once per library at its first f32 call): with the
+  // same file as both libraries, a tuning A/B free of code-layout differences.
   const Library libs[2] = {load(argv[1], threads), load(argv[2], threads)};
+  auto warm_up = [](const Library& lib) {
+    float a[4] = {1, 1, 1, 1}, b[4] = {1, 1, 1, 1}, c[4];
+    lib.gemm(lib.handle(), Op::N, Op::N, 2, 2, 2, 1.f, a, DType::f32, 2, b, DType::f32, 2, 0.f, c, 2);
+  };
+  warm_up(libs[0]);
+  if (const char* settings = std::getenv("AB_NEW_ENV")) {
+    std::string all = settings;
+    std::size_t pos = 0;
+    while (pos < all.size()) {
+      std::size_t end = all.find(' ', pos);
+      if (end == std::string::npos) end = all.size();
+      const std::string item = all.substr(pos, end - pos);
+      const std::size_t eq = item.find('=');
+      if (eq != std::string::npos) setenv(item.substr(0, eq).c_str(), item.substr(eq + 1).c_str(), 1);
+      pos = end + 1;
+    }
+  }
+  warm_up(libs[1]);
   const int rounds = std::max(1, std::atoi(argv[3]));
   const Op ta = argv[4][0] == 'T' ? Op::T : Op::N, tb = argv[4][1] == 'T' ? Op::T : Op::N;
   std::printf("%-5s %-18s %10s %10s %8s\n", "ops", "shape", "old GF/s", "new GF/s", "new/old");
