@@ -15,15 +15,8 @@ if [[ $# -gt 0 && $1 != *x* ]]; then threads=$1; shift; fi
 if [[ $# -gt 0 && $1 != *x* ]]; then ops=$1; shift; fi
 rounds=${ROUNDS:-20}
 root=$PWD
-old=$root
-if [[ $rev != . ]]; then
-  old=$root/build/ab/$rev
-  if [[ ! -d $old ]]; then
-    mkdir -p "$root/build/ab"
-    git worktree add --detach "$old" "$rev" >/dev/null
-  fi
-  (cd "$old" && cmake --preset release >/dev/null && cmake --build --preset release --target strata_blas >/dev/null)
-fi
+source bench/ab_tree.sh
+old=$(ab_tree "$rev" strata_blas)
 # Distinct files, so the loader keeps two copies; strata_core and strata_rt come from this build.
 mkdir -p build/ab/libs
 cp -L "$old/build/release/src/blas/libstrata_blas.so" build/ab/libs/old.so

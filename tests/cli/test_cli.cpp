@@ -1,9 +1,12 @@
 // Runs the real `strata` binary and checks exit codes and output.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -84,3 +87,31 @@ TEST(Cli, BenchPoolCountsItsCalls) {
   EXPECT_NE(r.out.find(" of 3)"), std::string::npos) << r.out;
   EXPECT_EQ(run("bench pool -t 1").code, 2);
 }
+
+#if defined(STRATA_DNN_LIB_PATH)
+// `strata bench conv --peers strata:PATH` times another build of libstrata_dnn in the same
+// process, call for call with this one (bench/compare_conv_builds.sh). A copy of this very
+// library must load as that peer, give the same result (the bench checks) and report its rows.
+TEST(Cli, BenchConvTimesAnotherBuildInProcess) {
+  const auto dir = std::filesystem::temp_directory_path() / ("strata_cli_ab_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const auto copy = dir / "other.so", layers = dir / "layers.txt";
+  std::filesystem::copy_file(STRATA_DNN_LIB_PATH, copy, std::filesystem::copy_options::overwrite_existing);
+  std::ofstream(layers) << "ic8ih9oc16kh3sh1ph1n\"small_3x3\"\nic16ih7oc8kh1sh1ph0n\"small_1x1\"\n";
+  for (const char* layout : {"nchw", "nhwc"}) {
+    auto r = run("bench conv -f " + layers.string() + " -b 1 -t 1 -r 2 --layout " + layout + " --peers strata:" +
+                 copy.string());
+    if (r.out.find("conv") == std::string::npos && r.code != 0) GTEST_SKIP() << "bench conv not built";
+    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("this build against another (other.so)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("small_3x3"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("small_1x1"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("same algorithm"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("MISMATCH"), std::string::npos) << r.out;
+  }
+  auto missing = run("bench conv -f " + layers.string() + " -b 1 -t 1 -r 1 --peers strata:" + (dir / "none.so").string());
+  EXPECT_NE(missing.code, 0) << missing.out;
+  EXPECT_NE(missing.out.find("none.so"), std::string::npos) << missing.out;
+  std::filesystem::remove_all(dir);
+}
+#endif

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bench_conv.hpp"
+#include "conv_other_build.hpp"
 #include "peers/conv_onednn.hpp"
 #include "peers/timing.hpp"
 #include "strata/core/memory.hpp"
@@ -101,26 +102,41 @@ int run_conv_bench(const ConvBenchOptions& o) {
   const auto layers = read_layers(o.file);
   std::string why;
   std::unique_ptr<bench::OnednnConv> dnnl;
+  std::unique_ptr<OtherBuildConv> other;  // --peers strata:PATH (another build of libstrata_dnn)
   if (o.peer == "onednn") {
     dnnl = bench::OnednnConv::load(why);
     if (!dnnl) std::printf("# onednn: absent (%s)\n", why.c_str());
+  } else if (o.peer.rfind("strata:", 0) == 0) {
+    other = OtherBuildConv::load(o.peer.substr(7), why);
+    if (!other) throw_error(Status::invalid_argument, "--peers", why);
   }
+  const char* peer_label = other ? "other" : "oneDNN";
   const double peak_core = measure_peak().peak_gflops_f32;
   const bool nhwc = o.layout == "nhwc";
-  std::printf("# strata bench conv: f32 forward, %s for strata; oneDNN chooses its own format (%s)\n",
-              nhwc ? "NHWC (filter KRSC)" : "NCHW (filter KCRS)", dnnl ? dnnl->library().c_str() : "none");
-  std::printf("# peak f32 per core %.1f GFLOPS; ratio = oneDNN time / strata time (> 1: strata faster)\n", peak_core);
-  std::printf("# filters: %s\n", o.filter == "prepared"
-                                     ? "prepared once before timing for strata (prepare_forward_filter), reordered "
-                                       "once before timing for oneDNN"
-                                     : "transformed/packed inside every strata call; oneDNN's reorder still untimed");
+  if (other)
+    std::printf("# strata bench conv: f32 forward, %s, this build against another (%s), the same algorithm\n",
+                nhwc ? "NHWC (filter KRSC)" : "NCHW (filter KCRS)", other->name().c_str());
+  else
+    std::printf("# strata bench conv: f32 forward, %s for strata; oneDNN chooses its own format (%s)\n",
+                nhwc ? "NHWC (filter KRSC)" : "NCHW (filter KCRS)", dnnl ? dnnl->library().c_str() : "none");
+  std::printf("# peak f32 per core %.1f GFLOPS; ratio = %s time / strata time (> 1: strata faster)\n", peak_core,
+              peer_label);
+  if (other)
+    std::printf("# filters: %s\n", o.filter == "prepared" ? "prepared once before timing, by each build"
+                                                         : "transformed/packed inside every call, by each build");
+  else
+    std::printf("# filters: %s\n", o.filter == "prepared"
+                                       ? "prepared once before timing for strata (prepare_forward_filter), reordered "
+                                         "once before timing for oneDNN"
+                                       : "transformed/packed inside every strata call; oneDNN's reorder still untimed");
   std::FILE* csv = o.csv.empty() ? nullptr : std::fopen(o.csv.c_str(), "w");
   if (csv) std::fprintf(csv, "layer,batch,threads,strata_algo,strata_ms,strata_gflops,onednn_ms,onednn_impl,ratio\n");
   int failures = 0;
   for (int threads : o.threads)
     for (int batch : o.batches) {
       std::printf("\n%-20s %5s %3s %-17s %9s %7s %6s %9s %-22s %6s\n", "layer", "batch", "thr", "strata algo",
-                  "strata ms", "GFLOPS", "%peak", "oneDNN ms", "oneDNN impl", "ratio");
+                  "strata ms", "GFLOPS", "%peak", (std::string(peer_label) + " ms").c_str(),
+                  (std::string(peer_label) + " impl").c_str(), "ratio");
       double sum_s = 0, sum_d = 0, sum_s3 = 0, sum_d3 = 0;
       for (const Layer& l : layers) {
         bench::ConvShape s = l.s;
@@ -193,15 +209,34 @@ int run_conv_bench(const ConvBenchOptions& o) {
             std::printf("# %s: oneDNN: %s\n", l.name.c_str(), err.c_str());
           }
         }
+        std::vector<float> y_other;
+        if (other) {
+          y_other.resize(y.size());
+          other->prepare(h, x_desc, x.data(), w_desc, w.data(), conv, y_desc, y_other.data(), algo, prepared);
+          other->run();
+          double max_diff = 0, max_y = 0;
+          for (std::size_t i = 0; i < y.size(); ++i)
+            max_diff = std::max(max_diff, double(std::fabs(y[i] - y_other[i]))), max_y = std::max(max_y, double(std::fabs(y[i])));
+          if (!(max_diff <= 1e-3 * std::max(1.0, max_y))) {
+            std::printf("# %s: MISMATCH this build vs the other, max |diff| %.3g (max |y| %.3g)\n", l.name.c_str(),
+                        max_diff, max_y);
+            ++failures;
+          }
+        }
+        const bool have_peer = have_dnnl || other;
+        auto run_peer = [&] {
+          if (other) other->run();
+          else dnnl->run();
+        };
         std::vector<double> ts, td;
         if (threads == 1) {
           for (int r = 0; r < o.reps; ++r) {  // interleaved so both see the same machine state
             Timer t;
             run_strata();
             ts.push_back(t.seconds() * 1e3);
-            if (have_dnnl) {
+            if (have_peer) {
               t.reset();
-              dnnl->run();
+              run_peer();
               td.push_back(t.seconds() * 1e3);
             }
           }
@@ -217,13 +252,13 @@ int run_conv_bench(const ConvBenchOptions& o) {
             }
           };
           block(run_strata, ts);
-          if (have_dnnl) block([&] { dnnl->run(); }, td);
+          if (have_peer) block(run_peer, td);
         }
-        const double ms_s = median(ts), ms_d = have_dnnl ? median(td) : 0;
+        const double ms_s = median(ts), ms_d = have_peer ? median(td) : 0;
         const double flops = 2.0 * double(s.n * s.k * s.c * s.r * s.s) * double(yd[2] * yd[3]);
         const double gflops = flops / ms_s * 1e-6;
-        const double ratio = have_dnnl ? ms_d / ms_s : 0;
-        std::string impl = have_dnnl ? dnnl->implementation() : "-";
+        const double ratio = have_peer ? ms_d / ms_s : 0;
+        std::string impl = other ? "same algorithm" : have_dnnl ? dnnl->implementation() : "-";
         std::printf("%-20s %5d %3d %-17s %9.3f %7.1f %5.0f%% %9.3f %-22s %6.2f\n", l.name.c_str(), batch, threads,
                     std::string(dnn::conv_algo_name(algo)).c_str(), ms_s, gflops, 100 * gflops / (peak_core * threads),
                     ms_d, impl.c_str(), ratio);
@@ -252,7 +287,8 @@ void add_bench_conv_command(CLI::App& bench, int& exit_code) {
   conv->add_option("-f,--file", opt->file, "Layer file (bench/problems/conv_resnet50.txt)");
   conv->add_option("-b,--batch", opt->batches, "Batch sizes, e.g. 1,8")->delimiter(',');
   conv->add_option("-t,--threads", opt->threads, "Thread counts, e.g. 1,2")->delimiter(',');
-  conv->add_option("--peers", opt->peer, "onednn or none");
+  conv->add_option("--peers", opt->peer,
+                   "onednn, none, or strata:PATH (a copy of another build's libstrata_dnn.so, timed in-process)");
   conv->add_option("--algo", opt->select, "find (measure, default), heuristic, or an algorithm name");
   conv->add_option("-r,--reps", opt->reps, "Timed repetitions (median reported)")->check(CLI::PositiveNumber);
   conv->add_option("--csv", opt->csv, "Also write CSV here");
