@@ -67,10 +67,10 @@ void pack_panels(int64_t len, int64_t kc, MatrixView<S> x, T* __restrict dst) {
     // on a page of its own) and a panel row fills a line: passes of kPackChunk columns, each
     // copied panel by panel, so the stores of a panel fill consecutive lines and the columns'
     // pages stay in the TLB. Walking all panels per column instead (below: one read stream,
-    // a store stream per panel) was bound by the stores' misses: 1-4% slower in-process on
-    // 3136x64x64 ... 2048x96x2048 and 1024^3 (A's packing; the NCHW 1x1 convolutions pack
-    // their image this way). The panel `ahead` (or the next pass's first) is fetched
-    // meanwhile: one line per column, each read once.
+    // a store stream per panel) was bound by the stores' misses; in-process A/B: 3136x64x64
+    // and 512x48x2048 1.03-1.07x, 3136x64x256 1.03-1.05x, 1024^3-2048^3 unchanged (A's
+    // packing; the NCHW 1x1 convolutions pack their image this way). The panel `ahead` (or
+    // the next pass's first) is fetched meanwhile: one line per column, each read once.
     constexpr int64_t ahead = 2;
     for (int64_t p0 = 0; p0 < kc; p0 += kPackChunk) {
       const int64_t pn = std::min(kPackChunk, kc - p0);
