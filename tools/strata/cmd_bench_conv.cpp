@@ -189,6 +189,16 @@ int run_conv_bench(const ConvBenchOptions& o) {
                                      &zero, y_desc, y.data());
         };
         run_strata();
+        // strata's y against a peer's result: within 1e-3 of the largest |y| (counted a failure).
+        auto check_against = [&](const std::vector<float>& ref, const char* what) {
+          double max_diff = 0, max_y = 0;
+          for (std::size_t i = 0; i < y.size(); ++i)
+            max_diff = std::max(max_diff, double(std::fabs(y[i] - ref[i]))), max_y = std::max(max_y, double(std::fabs(ref[i])));
+          if (!(max_diff <= 1e-3 * std::max(1.0, max_y))) {
+            std::printf("# %s: MISMATCH %s, max |diff| %.3g (max |y| %.3g)\n", l.name.c_str(), what, max_diff, max_y);
+            ++failures;
+          }
+        };
         bool have_dnnl = false;
         if (dnnl) {
           dnnl->set_threads(threads);
@@ -198,13 +208,7 @@ int run_conv_bench(const ConvBenchOptions& o) {
             dnnl->run();
             dnnl->output_nchw(yref.data());
             if (nhwc) yref = to_channels_last(yref, yd[0], yd[1], yd[2], yd[3]);
-            double max_diff = 0, max_y = 0;
-            for (std::size_t i = 0; i < y.size(); ++i)
-              max_diff = std::max(max_diff, double(std::fabs(y[i] - yref[i]))), max_y = std::max(max_y, double(std::fabs(yref[i])));
-            if (!(max_diff <= 1e-3 * std::max(1.0, max_y))) {
-              std::printf("# %s: MISMATCH strata vs oneDNN, max |diff| %.3g (max |y| %.3g)\n", l.name.c_str(), max_diff, max_y);
-              ++failures;
-            }
+            check_against(yref, "strata vs oneDNN");
           } else {
             std::printf("# %s: oneDNN: %s\n", l.name.c_str(), err.c_str());
           }
@@ -214,14 +218,7 @@ int run_conv_bench(const ConvBenchOptions& o) {
           y_other.resize(y.size());
           other->prepare(h, x_desc, x.data(), w_desc, w.data(), conv, y_desc, y_other.data(), algo, prepared);
           other->run();
-          double max_diff = 0, max_y = 0;
-          for (std::size_t i = 0; i < y.size(); ++i)
-            max_diff = std::max(max_diff, double(std::fabs(y[i] - y_other[i]))), max_y = std::max(max_y, double(std::fabs(y[i])));
-          if (!(max_diff <= 1e-3 * std::max(1.0, max_y))) {
-            std::printf("# %s: MISMATCH this build vs the other, max |diff| %.3g (max |y| %.3g)\n", l.name.c_str(),
-                        max_diff, max_y);
-            ++failures;
-          }
+          check_against(y_other, "this build vs the other");
         }
         const bool have_peer = have_dnnl || other;
         auto run_peer = [&] {
