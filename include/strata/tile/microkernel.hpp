@@ -142,6 +142,25 @@ struct MicroKernel {
     store(acc, c, ldc, alpha, beta);
   }
 
+  // `tiles` full tiles down one column panel: tile t from the A panel at a + t * a_panel
+  // (packed, a_ps = MR) into c + t * MR, all against the same B panel. One call per column
+  // panel instead of per tile: B's addressing is set up once.
+  static void run_column(int64_t tiles, int64_t kc, const T* __restrict a, int64_t a_panel, const T* __restrict b,
+                         int64_t b_ps, int64_t b_js, T* __restrict c, int64_t ldc, T alpha, T beta) {
+    auto each = [&]<int BPS, int BJS>() __attribute__((always_inline)) {
+      for (int64_t t = 0; t < tiles; ++t) {
+        V acc[NR][NV];
+        T* ct = c + t * mr;
+        start(acc, ct, ldc);
+        accumulate<mr, BPS, BJS>(kc, a + t * a_panel, mr, b, b_ps, b_js, acc);
+        store(acc, ct, ldc, alpha, beta);
+      }
+    };
+    if (b_ps == NR && b_js == 1) each.template operator()<NR, 1>();
+    else if (b_ps == 1) each.template operator()<1, 0>();
+    else each.template operator()<0, 0>();
+  }
+
   // The tile over a depth read in `runs` pieces of `len` steps, B in place: piece r reads the
   // packed A panel from step r * len on, and B at pieces[r] + offset with element (p, j) at
   // [p + j * b_js]. What lets a convolution read its input rows where they lie (dnn's
