@@ -113,22 +113,23 @@ int run_conv_bench(const ConvBenchOptions& o) {
   const char* peer_label = other ? "other" : "oneDNN";
   const double peak_core = measure_peak().peak_gflops_f32;
   const bool nhwc = o.layout == "nhwc";
-  if (other)
+  const char* layout = nhwc ? "NHWC (filter KRSC)" : "NCHW (filter KCRS)";
+  const bool prepared = o.filter == "prepared";
+  if (other) {
     std::printf("# strata bench conv: f32 forward, %s, this build against another (%s), the same algorithm\n",
-                nhwc ? "NHWC (filter KRSC)" : "NCHW (filter KCRS)", other->name().c_str());
-  else
-    std::printf("# strata bench conv: f32 forward, %s for strata; oneDNN chooses its own format (%s)\n",
-                nhwc ? "NHWC (filter KRSC)" : "NCHW (filter KCRS)", dnnl ? dnnl->library().c_str() : "none");
-  std::printf("# peak f32 per core %.1f GFLOPS; ratio = %s time / strata time (> 1: strata faster)\n", peak_core,
-              peer_label);
-  if (other)
-    std::printf("# filters: %s\n", o.filter == "prepared" ? "prepared once before timing, by each build"
-                                                         : "transformed/packed inside every call, by each build");
-  else
-    std::printf("# filters: %s\n", o.filter == "prepared"
+                layout, other->name().c_str());
+    std::printf("# peak f32 per core %.1f GFLOPS; ratio = other time / strata time (> 1: strata faster)\n", peak_core);
+    std::printf("# filters: %s\n", prepared ? "prepared once before timing, by each build"
+                                                    : "transformed/packed inside every call, by each build");
+  } else {
+    std::printf("# strata bench conv: f32 forward, %s for strata; oneDNN chooses its own format (%s)\n", layout,
+                dnnl ? dnnl->library().c_str() : "none");
+    std::printf("# peak f32 per core %.1f GFLOPS; ratio = oneDNN time / strata time (> 1: strata faster)\n", peak_core);
+    std::printf("# filters: %s\n", prepared
                                        ? "prepared once before timing for strata (prepare_forward_filter), reordered "
                                          "once before timing for oneDNN"
                                        : "transformed/packed inside every strata call; oneDNN's reorder still untimed");
+  }
   std::FILE* csv = o.csv.empty() ? nullptr : std::fopen(o.csv.c_str(), "w");
   if (csv) std::fprintf(csv, "layer,batch,threads,strata_algo,strata_ms,strata_gflops,onednn_ms,onednn_impl,ratio\n");
   int failures = 0;
@@ -168,7 +169,6 @@ int run_conv_bench(const ConvBenchOptions& o) {
         const std::vector<float> x = nhwc ? to_channels_last(x0, s.n, s.c, s.h, s.w) : x0;
         const std::vector<float> w = nhwc ? to_channels_last(w0, s.k, s.c, s.r, s.s) : w0;
 
-        const bool prepared = o.filter == "prepared";
         dnn::ConvAlgo algo;
         if (o.select == "find")
           algo = prepared ? dnn::find_prepared_forward_algorithms(h, x_desc, w_desc, conv, y_desc).front().algo

@@ -92,8 +92,8 @@ struct Mainloop {
               }
             }
             // Full tiles of a packed A against a full B panel: one kernel call down the column
-            // (B's addressing set up once; in-process A/B, NHWC 1x1 convolutions with depth 64:
-            // 1.02-1.05x); the rest tile by tile.
+            // (B's addressing set up once; in-process A/B, NHWC 1x1 convolutions 1.03-1.04x in
+            // sum, 1.13x at depth 64 with 16 tiles a column); the rest tile by tile.
             int64_t first_ir = 0;
             if constexpr (requires { Kernel::run_column; }) {
               const int64_t full = mc / MR;
