@@ -197,10 +197,12 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
   };
   constexpr std::integral_constant<int, Kernel::mr> rows{};
   constexpr std::integral_constant<int, Kernel::nr> cols{};
-  // The band path's filter as its prepared panels: from the call, or packed now for this group.
-  auto band_panels = [&](const tile::ConvGeometry& geo, int64_t g) -> const float* {
+  // Group g's filter as its prepared panels (unstaged orientation): from the call, or packed
+  // now into this thread's pack buffer `buffer`.
+  auto filter_panels = [&](const tile::ConvGeometry& geo, int64_t g, int buffer) -> const float* {
     if (prepared) return a.prepared_w + kPreparedHeaderFloats + g * group_floats;
-    float* packed = static_cast<float*>(tile::thread_pack_buffer(0).get(sizeof(float) * std::size_t(group_floats)));
+    float* packed =
+        static_cast<float*>(tile::thread_pack_buffer(buffer).get(sizeof(float) * std::size_t(group_floats)));
     pack_group_filter<Kernel>(p, geo, false, packed);
     return packed;
   };
@@ -225,7 +227,7 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
                                       tile::b_operand(args.b), beta, yg, p.k, p.threads, bs, epi,
                                       tile::choose_pack_policy<Kernel>(args, bs));
         } else if (band_serves(p)) {
-          run_band<Kernel>(p, geo, band_panels(geo, g), yg, p.k, alpha, beta, epi);
+          run_band<Kernel>(p, geo, filter_panels(geo, g, 0), yg, p.k, alpha, beta, epi);
         } else {
           auto run = [&](const auto& filter_op) {
             tile::gemm_operands<Kernel>(m, n, geo.depth(), alpha, filter_op, image, beta, yg, p.k, p.threads, bs, epi,
@@ -242,7 +244,7 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
     const bool pointwise_view = pointwise && pixel_planes(p.in, p.xs);
     const int64_t ldc = std::max<int64_t>(p.ys[1], P);
     if (band_serves(p)) {  // few input channels: rows read from bands, each output row staged and transposed
-      const float* panels = band_panels(geo, g);
+      const float* panels = filter_panels(geo, g, 0);
       for (int64_t img = 0; img < p.n; ++img) {
         const int64_t offset = group_offset + img * p.ys[0];
         with_tile_epilogue(a.epilogue, false, offset, ldc, g * kg, [&](const auto& epi) {
@@ -308,7 +310,10 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
       }
       continue;
     }
-    // Pixels as rows: C = Y[pixel, k] per image, written in place.
+    // Pixels as rows: C = Y[pixel, k] per image, written in place. A gathered image takes the
+    // filter as prepacked panels, the prepared ones or packed here once for all images: the
+    // prepared call's operand, so the two agree bitwise (the engine's k blocks depend on it).
+    const float* panels = pointwise_view ? nullptr : filter_panels(geo, g, 4);
     for (int64_t img = 0; img < p.n; ++img) {
       const int64_t offset = group_offset + img * p.ys[0];
       if (convert) cgeo.x = to_channels_last(p, geo, geo.x + img * p.xs[0]);
@@ -325,12 +330,9 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
                                       bs, epi, tile::choose_pack_policy<Kernel>(args, bs));
         } else {
           const tile::ImageOperand pixels{&cgeo, convert ? 0 : img * P};
-          auto run = [&](const auto& filter_op) {
-            tile::gemm_operands<Kernel>(P, kg, geo.depth(), alpha, pixels, filter_op, beta, y + offset, ldc, p.threads,
-                                        bs, epi, tile::PackPolicy{});
-          };
-          if (prepared) run(prepared_operand(cols, g));
-          else run(filter_gathered);
+          const tile::PrepackedOperand<float, Kernel::nr> filter_panels_op{panels, p.cg() * p.filter_spatial(), 0};
+          tile::gemm_operands<Kernel>(P, kg, geo.depth(), alpha, pixels, filter_panels_op, beta, y + offset, ldc,
+                                      p.threads, bs, epi, tile::PackPolicy{});
         }
       });
     }
