@@ -100,10 +100,20 @@ struct Mainloop {
               if (nr == NR && full > 1 && !direct_a) {
                 const T* a0;
                 int64_t a_panel;
-                if constexpr (a_prepacked) a0 = a.panel(ic, pc), a_panel = a.panel(ic + MR, pc) - a0;
-                else a0 = ap, a_panel = MR * kc;
+                // A prepacked A (a prepared filter) comes from memory on the block's first column
+                // panel, each tile's panel slice a separate run the hardware prefetcher has to
+                // find again: the kernel fetches the next tile's slice (the next block's first
+                // after the last) while it computes. In-process, NHWC res5 layers (49 columns,
+                // 4-9 MB filters) 1.03-1.11x, res4 1x1 0.97-1.04x.
+                const T* fetch = nullptr;
+                if constexpr (a_prepacked) {
+                  a0 = a.panel(ic, pc), a_panel = a.panel(ic + MR, pc) - a0;
+                  if (jr == 0) fetch = ic + mc < m ? a.panel(ic + mc, pc) : a0 + (full - 1) * a_panel;
+                } else {
+                  a0 = ap, a_panel = MR * kc;
+                }
                 Kernel::run_column(full, kc, a0, a_panel, bt, b_ps, b_js, c + ic + (jc + jr) * ldc, ldc, alpha,
-                                   beta_step);
+                                   beta_step, fetch);
                 first_ir = full * MR;
               }
             }

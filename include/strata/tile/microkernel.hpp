@@ -66,9 +66,10 @@ struct MicroKernel {
   // kc steps of acc += A B; with `more`, step p goes into set p mod chains (0: acc, s + 1:
   // more[s]), so consecutive steps' FMAs are independent. Calls over consecutive pieces of one
   // depth (run_pieces) keep the sets between them.
-  template <int APS, int BPS, int BJS>
+  template <int APS, int BPS, int BJS, bool Fetch = false>
   [[gnu::always_inline]] static void rotate(int64_t kc, const T* __restrict a, int64_t a_ps, const T* __restrict b,
-                                            int64_t b_ps, int64_t b_js, V (&acc)[NR][NV], Sets* more) {
+                                            int64_t b_ps, int64_t b_js, V (&acc)[NR][NV], Sets* more,
+                                            const T* fetch = nullptr) {
     if constexpr (APS != 0) a_ps = APS;
     if constexpr (BPS != 0) b_ps = BPS;
     if constexpr (BJS != 0) b_js = BJS;
@@ -82,6 +83,10 @@ struct MicroKernel {
         const V bj = V::broadcast(b + j * b_js);
 #pragma GCC unroll 8
         for (int v = 0; v < NV; ++v) t[j][v] = fma(av[v], bj, t[j][v]);
+      }
+      if constexpr (Fetch) {
+        __builtin_prefetch(fetch);
+        fetch += a_ps;
       }
       a += a_ps;
       b += b_ps;
@@ -128,8 +133,10 @@ struct MicroKernel {
         for (int v = 0; v < NV; ++v) acc[j][v] = acc[j][v] + more[s][j][v];
   }
 
-  static void run(int64_t kc, const T* __restrict a, int64_t a_ps, const T* __restrict b, int64_t b_ps, int64_t b_js,
-                  T* __restrict c, int64_t ldc, T alpha, T beta) {
+  // Never inlined: one copy per kernel, called by every path (GCC inlining the 16x3 edge kernel
+  // into run_narrowest once cost the tiny path 3-4% at 32^3-64^3).
+  [[gnu::noinline]] static void run(int64_t kc, const T* __restrict a, int64_t a_ps, const T* __restrict b,
+                                    int64_t b_ps, int64_t b_js, T* __restrict c, int64_t ldc, T alpha, T beta) {
     V acc[NR][NV];
     start(acc, c, ldc);
     // Packed panels (the common case) get a loop with compile-time strides: every load is a
@@ -144,21 +151,33 @@ struct MicroKernel {
 
   // `tiles` full tiles down one column panel: tile t from the A panel at a + t * a_panel
   // (packed, a_ps = MR) into c + t * MR, all against the same B panel. One call per column
-  // panel instead of per tile: B's addressing is set up once.
+  // panel instead of per tile: B's addressing is set up once. With `fetch_after`, each k step
+  // also prefetches the line of the next tile's A slice it will read (of fetch_after's during
+  // the last tile): for A read from memory (single-set kernels only).
   static void run_column(int64_t tiles, int64_t kc, const T* __restrict a, int64_t a_panel, const T* __restrict b,
-                         int64_t b_ps, int64_t b_js, T* __restrict c, int64_t ldc, T alpha, T beta) {
-    auto each = [&]<int BPS, int BJS>() __attribute__((always_inline)) {
+                         int64_t b_ps, int64_t b_js, T* __restrict c, int64_t ldc, T alpha, T beta,
+                         const T* fetch_after = nullptr) {
+    auto each = [&]<int BPS, int BJS, bool Fetch>() __attribute__((always_inline)) {
       for (int64_t t = 0; t < tiles; ++t) {
         V acc[NR][NV];
         T* ct = c + t * mr;
         start(acc, ct, ldc);
-        accumulate<mr, BPS, BJS>(kc, a + t * a_panel, mr, b, b_ps, b_js, acc);
+        if constexpr (Fetch)
+          rotate<mr, BPS, BJS, true>(kc, a + t * a_panel, mr, b, b_ps, b_js, acc, nullptr,
+                                     t + 1 < tiles ? a + (t + 1) * a_panel : fetch_after);
+        else
+          accumulate<mr, BPS, BJS>(kc, a + t * a_panel, mr, b, b_ps, b_js, acc);
         store(acc, ct, ldc, alpha, beta);
       }
     };
-    if (b_ps == NR && b_js == 1) each.template operator()<NR, 1>();
-    else if (b_ps == 1) each.template operator()<1, 0>();
-    else each.template operator()<0, 0>();
+    if constexpr (chains == 1)
+      if (fetch_after) {
+        if (b_ps == NR && b_js == 1) return each.template operator()<NR, 1, true>();
+        if (b_ps == 1) return each.template operator()<1, 0, true>();
+      }
+    if (b_ps == NR && b_js == 1) each.template operator()<NR, 1, false>();
+    else if (b_ps == 1) each.template operator()<1, 0, false>();
+    else each.template operator()<0, 0, false>();
   }
 
   // The tile over a depth read in `runs` pieces of `len` steps, B in place: piece r reads the
