@@ -23,10 +23,8 @@ namespace {
 // STRATA_HUGE_PAGES=0 turns it off.
 constexpr std::size_t kHugePage = std::size_t(2) << 20;
 
-bool huge_pages_enabled() {
-  static const bool on = env_int("STRATA_HUGE_PAGES", 1) != 0;
-  return on;
-}
+// Read at each large allocation (few, and each costs far more than a getenv).
+bool huge_pages_enabled() { return env_int("STRATA_HUGE_PAGES", 1) != 0; }
 
 }  // namespace
 
