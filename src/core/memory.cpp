@@ -17,9 +17,10 @@ namespace {
 // are streamed from memory by the kernels; on 4 KiB pages a 16 MB stream walks 4096 pages and
 // the hardware prefetchers stop at every page boundary. They are allocated on 2 MiB boundaries
 // and marked for transparent huge pages (honoured when the system's THP mode is "always" or
-// "madvise"). Measured in-process against the same buffers on 4 KiB pages (prepared filters and
-// workspace, NHWC batch 1, 1 thread): Winograd res5_3x3 (16 MB) 1.05-1.09x, res4_3x3 1.03-1.07x,
-// res5_3x3_s2 (9 MB) 1.04x, res5_proj_s2 (8 MB) 1.02-1.06x; layers under 2 MiB unchanged.
+// "madvise"). Measured in-process against the same buffers on 4 KiB pages (bench/huge_pages_ab:
+// prepared filters and workspace, NHWC batch 1, 1 thread): Winograd res5_3x3 (16 MB)
+// 1.03-1.09x, res4_3x3 1.02-1.07x, res5_proj_s2 (8 MB) 1.02-1.06x, res5_3x3_s2 (9 MB)
+// 1.00-1.04x; layers under 2 MiB and sgemm's packing buffers within the spread.
 // STRATA_HUGE_PAGES=0 turns it off.
 constexpr std::size_t kHugePage = std::size_t(2) << 20;
 
