@@ -3,7 +3,7 @@
 // (STRATA_HUGE_PAGES is read at each large allocation, core/memory.cpp).
 //
 //   conv  — ResNet-50 res4/res5 layers, NHWC, batch 1, 1 thread: each layer's filter is
-//           prepared twice (once per setting) with its own workspace; calls alternate A B B A.
+//           prepared twice (once per setting); calls alternate A B B A.
 //   gemm  — sgemm NN on 1 thread: two persistent worker threads whose thread-local packing
 //           buffers were first grown under each setting take turns, A B B A.
 // Prints each side's median and the ratio 4K / 2M (> 1: huge pages faster).

@@ -75,19 +75,20 @@ TEST(Memory, AlignedAllocation) {
   EXPECT_THROW(aligned_alloc_bytes(10, 48), Error);
 }
 
-// Buffers of 2 MiB and more start on a huge-page boundary (so transparent huge pages can back
-// them) and keep any stricter alignment asked for; the whole buffer is usable.
-TEST(Memory, LargeBuffersStartOnHugePageBoundaries) {
+// Long-lived buffers of 2 MiB and more start on a huge-page boundary (so transparent huge pages
+// can back them) and keep any stricter alignment asked for; the whole buffer is usable.
+TEST(Memory, LargeLongLivedBuffersStartOnHugePageBoundaries) {
   if (env_int("STRATA_HUGE_PAGES", 1) == 0) GTEST_SKIP() << "STRATA_HUGE_PAGES=0";
   constexpr std::size_t huge = std::size_t(2) << 20;
   for (std::size_t bytes : {huge, huge + 4096, 5 * huge + 3}) {
-    auto p = make_aligned<unsigned char>(bytes);
+    auto p = make_aligned_long_lived<unsigned char>(bytes);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(p.get()) % huge, 0u) << bytes;
     std::memset(p.get(), 0x5a, bytes);
     EXPECT_EQ(p[bytes - 1], 0x5a);
   }
-  auto small = make_aligned<unsigned char>(huge - 1, 4096);
+  auto small = make_aligned_long_lived<unsigned char>(huge - 1, 4096);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(small.get()) % 4096, 0u);
+  EXPECT_THROW(aligned_alloc_long_lived(10, 48), Error);
 }
 
 TEST(Timer, IsMonotonic) {

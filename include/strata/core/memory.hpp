@@ -9,6 +9,12 @@ inline constexpr std::size_t default_alignment = 64;
 
 // Throws Error(out_of_memory) on failure; alignment must be a power of two.
 void* aligned_alloc_bytes(std::size_t bytes, std::size_t alignment = default_alignment);
+// The same for buffers kept across many calls (prepared filters, per-thread packing buffers),
+// which the kernels stream from memory: those of 2 MiB and more start on a huge-page boundary
+// and are advised for transparent huge pages (STRATA_HUGE_PAGES=0: never). Not for per-call
+// temporaries: faulting in and zeroing whole 2 MiB pages on every call costs more than the
+// page walks it saves.
+void* aligned_alloc_long_lived(std::size_t bytes, std::size_t alignment = default_alignment);
 void aligned_free(void* p) noexcept;
 
 struct AlignedDeleter {
@@ -22,6 +28,10 @@ using AlignedArray = std::unique_ptr<T[], AlignedDeleter>;
 template <class T>
 AlignedArray<T> make_aligned(std::size_t count, std::size_t alignment = default_alignment) {
   return AlignedArray<T>(static_cast<T*>(aligned_alloc_bytes(count * sizeof(T), alignment)));
+}
+template <class T>
+AlignedArray<T> make_aligned_long_lived(std::size_t count, std::size_t alignment = default_alignment) {
+  return AlignedArray<T>(static_cast<T*>(aligned_alloc_long_lived(count * sizeof(T), alignment)));
 }
 
 }  // namespace strata

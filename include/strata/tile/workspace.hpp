@@ -12,7 +12,7 @@ class PackBuffer {
  public:
   void* get(std::size_t bytes) {
     if (bytes > capacity_) {
-      data_ = AlignedArray<unsigned char>(static_cast<unsigned char*>(aligned_alloc_bytes(bytes, 4096)));
+      data_ = AlignedArray<unsigned char>(static_cast<unsigned char*>(aligned_alloc_long_lived(bytes, 4096)));
       capacity_ = bytes;
     }
     return data_.get();

@@ -136,7 +136,7 @@ AlignedArray<float> prepare_filter_data(const ConvProblem& p, ConvAlgo algo, con
   const ConvAlgorithm& a = conv_algorithm(algo);
   const std::size_t floats = a.prepared_filter_floats(p);
   if (floats == 0) return {};
-  AlignedArray<float> out = make_aligned<float>(floats);
+  AlignedArray<float> out = make_aligned_long_lived<float>(floats);  // streamed by every call
   a.prepare_filter(p, filter_origin(p, w), out.get());
   return out;
 }

@@ -92,7 +92,7 @@ PreparedFilter prepare_forward_filter(const Handle& h, const TensorDesc& x, cons
   f->floats = f->transformed ? detail::conv_algorithm(algo).prepared_filter_floats(p)
                              : std::size_t(w_desc.element_count());
   if (!f->transformed) {  // the algorithm reads w as given: keep a copy
-    f->data = make_aligned<float>(std::max<std::size_t>(f->floats, 1));
+    f->data = make_aligned_long_lived<float>(std::max<std::size_t>(f->floats, 1));
     if (f->floats) std::memcpy(f->data.get(), wf, f->floats * sizeof(float));
   }
   return PreparedFilter(std::move(f));
