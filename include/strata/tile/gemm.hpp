@@ -102,7 +102,7 @@ PackPolicy choose_pack_policy(const GemmArgs<T, TA, TB>& g, const BlockSizes& bs
 // res5_3x3 (sixteen 16 x 512 x 512 products against 16 MB of U) at batch 1 and 8: 1.23-1.34x.
 template <class Kernel>
 BlockSizes streaming_blocks(int64_t m, int64_t k, const BlockSizes& bs, PackPolicy policy, int parts,
-                            bool b_prepacked = false) {
+                            bool b_prepacked) {
   BlockSizes b = bs;
   if (!policy.pack_b || (b_prepacked && m <= 4 * Kernel::mr)) {
     const int64_t kmax = bs.kc * (Kernel::mr + Kernel::nr) / Kernel::nr;
