@@ -254,6 +254,37 @@ TEST(ConvPrepared, FindTimesPreparedCallsAndPrepareUsesItsChoice) {
   clear_algorithm_cache();
 }
 
+// The heuristic for prepared filters leaves out the per-call filter transform: on res5's 7x7
+// images at batch 1 Winograd's transform of a 512 x 512 filter costs about what the products
+// do, so per call im2col ranks first, while a prepared filter makes Winograd the first choice —
+// and the convenience preparation (nothing cached) follows that ranking.
+TEST(ConvPrepared, HeuristicForPreparedFiltersLeavesOutTheFilterTransform) {
+  clear_algorithm_cache();
+  Handle h;
+  h.set_num_threads(1);
+  const Spec s{"res5_3x3", 1, 512, 512, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  const Descs d = make_descs(s, Layout::nhwc, FilterLayout::krsc);
+  const auto prepared = get_prepared_forward_algorithms(h, d.x, d.w, d.conv, d.y);
+  const auto per_call = get_forward_algorithms(h, d.x, d.w, d.conv, d.y);
+  ASSERT_FALSE(prepared.empty());
+  ASSERT_TRUE(prepared.front().supported && prepared.front().within_budget);
+  auto is_winograd = [](ConvAlgo a) { return a == ConvAlgo::winograd_2x2_3x3 || a == ConvAlgo::winograd_4x4_3x3; };
+  EXPECT_TRUE(is_winograd(prepared.front().algo)) << conv_algo_name(prepared.front().algo);
+  EXPECT_FALSE(is_winograd(per_call.front().algo)) << conv_algo_name(per_call.front().algo);
+  // Winograd's prepared calls need no room for U.
+  for (const AlgoPerf& r : prepared) {
+    if (is_winograd(r.algo)) {
+      EXPECT_LT(r.workspace, forward_workspace_size(h, d.x, d.w, d.conv, d.y, r.algo));
+    }
+  }
+  const auto w = random_floats(d.w.element_count(), 2);
+  EXPECT_EQ(prepare_forward_filter(h, d.x, d.w, w.data(), d.conv, d.y).algo(), prepared.front().algo);
+  // Prepared filters are f32 only, here as in find.
+  const auto w16 = FilterDesc::krsc(DType::f16, 512, 512, 3, 3);
+  const auto x16 = TensorDesc::nhwc(DType::f16, 1, 512, 7, 7), y16 = TensorDesc::nhwc(DType::f16, 1, 512, 7, 7);
+  EXPECT_THROW(get_prepared_forward_algorithms(h, x16, w16, d.conv, y16), Error);
+}
+
 TEST(ConvPrepared, RefusesCallsItWasNotPreparedForAndWritesNothing) {
   Handle h;
   const Spec s{"refuse", 1, 8, 8, 1, {10, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};

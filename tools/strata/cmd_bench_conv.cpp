@@ -173,7 +173,9 @@ int run_conv_bench(const ConvBenchOptions& o) {
         if (o.select == "find")
           algo = prepared ? dnn::find_prepared_forward_algorithms(h, x_desc, w_desc, conv, y_desc).front().algo
                           : dnn::find_forward_algorithms(h, x_desc, w_desc, conv, y_desc).front().algo;
-        else if (o.select == "heuristic") algo = dnn::get_forward_algorithms(h, x_desc, w_desc, conv, y_desc).front().algo;
+        else if (o.select == "heuristic")
+          algo = prepared ? dnn::get_prepared_forward_algorithms(h, x_desc, w_desc, conv, y_desc).front().algo
+                          : dnn::get_forward_algorithms(h, x_desc, w_desc, conv, y_desc).front().algo;
         else algo = dnn::parse_conv_algo(o.select);
         dnn::PreparedFilter pf;
         if (prepared) pf = dnn::prepare_forward_filter(h, x_desc, w_desc, w.data(), conv, y_desc, algo);

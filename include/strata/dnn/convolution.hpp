@@ -194,6 +194,11 @@ PreparedFilter prepare_forward_filter(const Handle& h, const TensorDesc& x, cons
 // best answer is cached (and persisted) separately from the per-call find.
 std::vector<AlgoPerf> find_prepared_forward_algorithms(const Handle& h, const TensorDesc& x, const FilterDesc& w,
                                                        const ConvDesc& conv, const TensorDesc& y);
+// get_forward_algorithms for prepared filters: the heuristic ranking of calls whose filter was
+// prepared (no per-call filter transform in the estimates; the prepared call's workspace).
+// Winograd on small images at batch 1 ranks first here and below im2col per call.
+std::vector<AlgoPerf> get_prepared_forward_algorithms(const Handle& h, const TensorDesc& x, const FilterDesc& w,
+                                                      const ConvDesc& conv, const TensorDesc& y);
 // Workspace of the prepared call (less than the unprepared one when the filter transform
 // needed workspace, as Winograd's does).
 std::size_t forward_workspace_size(const Handle& h, const TensorDesc& x, const PreparedFilter& w,

@@ -111,6 +111,15 @@ std::vector<AlgoPerf> find_prepared_forward_algorithms(const Handle& h, const Te
   return detail::rank_by_measurement(h, detail::make_problem(h, d), d, true);
 }
 
+std::vector<AlgoPerf> get_prepared_forward_algorithms(const Handle& h, const TensorDesc& x, const FilterDesc& w,
+                                                      const ConvDesc& conv, const TensorDesc& y) {
+  const ConvDescs d{ConvOp::forward, x, w, conv, y};
+  detail::ConvProblem p = detail::make_problem(h, d);
+  if (p.dtype != DType::f32) throw_error(Status::not_supported, "w", "prepared filters are for f32 forward convolutions");
+  p.filter_prepared = true;
+  return detail::rank_by_heuristic(h, p, d);
+}
+
 std::size_t forward_workspace_size(const Handle& h, const TensorDesc& x, const PreparedFilter& w,
                                    const ConvDesc& conv, const TensorDesc& y) {
   const PreparedFilter::Impl& f = checked(w);

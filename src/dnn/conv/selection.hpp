@@ -7,6 +7,8 @@
 
 namespace strata::dnn::detail {
 
+// With p.filter_prepared, ranked as calls with a prepared filter run (no per-call filter
+// transform in the estimates or the workspace).
 std::vector<AlgoPerf> rank_by_heuristic(const Handle& h, const ConvProblem& p, const ConvDescs& d);
 // prepared: time calls with the filter prepared (forward, f32; the preparation is not timed),
 // report their workspace, and cache the winner under prepared_cache_key.
@@ -24,7 +26,7 @@ struct Choice {
 // "workspace_budget" when nothing fits.
 Choice choose_algorithm(const Handle& h, const ConvProblem& p, const ConvDescs& d);
 // The algorithm to prepare a filter for: a cached prepared find result, else the heuristic's
-// first usable answer (same errors as choose_algorithm).
+// first usable answer for prepared filters (same errors as choose_algorithm).
 ConvAlgo choose_prepared_algorithm(const Handle& h, const ConvProblem& p, const ConvDescs& d);
 
 }  // namespace strata::dnn::detail
