@@ -190,17 +190,20 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
   // A prepared filter's orientation is its header's; an unprepared call chooses by shape.
   const bool staged = prepared ? a.prepared_w[0] != 0.f : pixels_first_staged<Kernel>(p);
   const int64_t group_floats = prepared_group_floats<Kernel>(p, staged);
-  // Group g's prepared panels as the mainloop reads them (W: the kernel's MR or NR).
-  auto prepared_operand = [&]<int W>(std::integral_constant<int, W>, int64_t g) {
-    return tile::PrepackedOperand<float, W>{a.prepared_w + kPreparedHeaderFloats + g * group_floats,
-                                            p.cg() * p.filter_spatial(), 0};
+  // Filter panels (W: the kernel's MR or NR) as the mainloop reads them; group g's prepared ones.
+  auto panels_operand = [&]<int W>(std::integral_constant<int, W>, const float* panels) {
+    return tile::PrepackedOperand<float, W>{panels, p.cg() * p.filter_spatial(), 0};
+  };
+  auto prepared_panels = [&](int64_t g) { return a.prepared_w + kPreparedHeaderFloats + g * group_floats; };
+  auto prepared_operand = [&]<int W>(std::integral_constant<int, W> width, int64_t g) {
+    return panels_operand(width, prepared_panels(g));
   };
   constexpr std::integral_constant<int, Kernel::mr> rows{};
   constexpr std::integral_constant<int, Kernel::nr> cols{};
   // Group g's filter as its prepared panels (unstaged orientation): from the call, or packed
   // now into this thread's pack buffer `buffer`.
   auto filter_panels = [&](const tile::ConvGeometry& geo, int64_t g, int buffer) -> const float* {
-    if (prepared) return a.prepared_w + kPreparedHeaderFloats + g * group_floats;
+    if (prepared) return prepared_panels(g);
     float* packed =
         static_cast<float*>(tile::thread_pack_buffer(buffer).get(sizeof(float) * std::size_t(group_floats)));
     pack_group_filter<Kernel>(p, geo, false, packed);
@@ -330,9 +333,8 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
                                       bs, epi, tile::choose_pack_policy<Kernel>(args, bs));
         } else {
           const tile::ImageOperand pixels{&cgeo, convert ? 0 : img * P};
-          const tile::PrepackedOperand<float, Kernel::nr> filter_panels_op{panels, p.cg() * p.filter_spatial(), 0};
-          tile::gemm_operands<Kernel>(P, kg, geo.depth(), alpha, pixels, filter_panels_op, beta, y + offset, ldc,
-                                      p.threads, bs, epi, tile::PackPolicy{});
+          tile::gemm_operands<Kernel>(P, kg, geo.depth(), alpha, pixels, panels_operand(cols, panels), beta,
+                                      y + offset, ldc, p.threads, bs, epi, tile::PackPolicy{});
         }
       });
     }

@@ -76,9 +76,7 @@ PreparedFilter prepare_forward_filter(const Handle& h, const TensorDesc& x, cons
   detail::check_algo(algo);
   const ConvDescs d{ConvOp::forward, x, w_desc, conv, y};
   const ConvProblem p = detail::make_problem(h, d);
-  if (p.dtype != DType::f32)
-    throw_error(Status::not_supported, "w",
-                "prepared filters are f32; this filter is " + std::string(dtype_name(p.dtype)));
+  detail::check_preparable(p);
   (void)detail::required_workspace(p, d, algo);  // refuses an algorithm that cannot compute p
   check_arg(w_desc.element_count() == 0 || w != nullptr, "w", "w is null");
 
@@ -115,7 +113,7 @@ std::vector<AlgoPerf> get_prepared_forward_algorithms(const Handle& h, const Ten
                                                       const ConvDesc& conv, const TensorDesc& y) {
   const ConvDescs d{ConvOp::forward, x, w, conv, y};
   detail::ConvProblem p = detail::make_problem(h, d);
-  if (p.dtype != DType::f32) throw_error(Status::not_supported, "w", "prepared filters are for f32 forward convolutions");
+  detail::check_preparable(p);
   p.filter_prepared = true;
   return detail::rank_by_heuristic(h, p, d);
 }

@@ -75,9 +75,15 @@ std::vector<AlgoPerf> rank_by_heuristic(const Handle& h, const ConvProblem& p, c
 
 std::string prepared_cache_key(const ConvProblem& p, const Handle& h) { return cache_key(p, h) + " prepared"; }
 
+void check_preparable(const ConvProblem& p) {
+  if (p.op != ConvOp::forward || p.dtype != DType::f32)
+    throw_error(Status::not_supported, "w",
+                "prepared filters are for f32 forward convolutions; this filter is " +
+                    std::string(dtype_name(p.dtype)));
+}
+
 std::vector<AlgoPerf> rank_by_measurement(const Handle& h, const ConvProblem& p, const ConvDescs& d, bool prepared) {
-  if (prepared && (p.op != ConvOp::forward || p.dtype != DType::f32))
-    throw_error(Status::not_supported, "w", "prepared filters are for f32 forward convolutions");
+  if (prepared) check_preparable(p);
   std::vector<AlgoPerf> v = rank_by_heuristic(h, p, d);
   auto x = scratch(d.x.span(), d.x.dtype(), 1), w = scratch(d.w.element_count(), d.w.dtype(), 2),
        y = scratch(d.y.span(), d.y.dtype(), 3);

@@ -15,6 +15,8 @@ std::vector<AlgoPerf> rank_by_heuristic(const Handle& h, const ConvProblem& p, c
 std::vector<AlgoPerf> rank_by_measurement(const Handle& h, const ConvProblem& p, const ConvDescs& d,
                                           bool prepared = false);
 std::string prepared_cache_key(const ConvProblem& p, const Handle& h);
+// Filters are prepared for f32 forward convolutions only: throws not_supported naming "w".
+void check_preparable(const ConvProblem& p);
 
 struct Choice {
   ConvAlgo algo;
