@@ -6,11 +6,14 @@
 // build by a few percent (hot loops landing differently), so small differences deserve an A/A
 // run (the same library file twice) for scale. bench/compare_builds.sh drives it.
 // Usage: gemm_ab OLD.so NEW.so ROUNDS OPS THREADS M N K [M N K ...]   (OPS: NN, NT, TN or TT)
+// AB_TYPE=u8s8s32 (A u8 over its full range) or u7s8s32 (A below 128: the byte-quad kernel)
+// times the integer gemm_ex instead of sgemm.
 #include <dlfcn.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <random>
 #include <string>
@@ -32,6 +35,8 @@ struct Library {
   void (*set_threads)(Handle*, int);
   void (*gemm)(const Handle&, Op, Op, long, long, long, float, const void*, DType, long, const void*, DType, long,
                float, float*, long);
+  void (*gemm_i32)(const Handle&, Op, Op, long, long, long, int32_t, const void*, DType, long, const void*, DType,
+                   long, int32_t, int32_t*, long);
 };
 
 Library load(const char* path, int threads) {
@@ -45,7 +50,9 @@ Library load(const char* path, int threads) {
   lib.set_threads = reinterpret_cast<void (*)(Handle*, int)>(dlsym(so, "_ZN6strata4blas6Handle15set_num_threadsEi"));
   lib.gemm = reinterpret_cast<decltype(lib.gemm)>(
       dlsym(so, "_ZN6strata4blas7gemm_exERKNS0_6HandleENS0_2OpES4_lllfPKvNS_5DTypeElS6_S7_lfPfl"));
-  if (!lib.handle || !lib.set_threads || !lib.gemm) {
+  lib.gemm_i32 = reinterpret_cast<decltype(lib.gemm_i32)>(
+      dlsym(so, "_ZN6strata4blas7gemm_exERKNS0_6HandleENS0_2OpES4_llliPKvNS_5DTypeElS6_S7_liPil"));
+  if (!lib.handle || !lib.set_threads || !lib.gemm || !lib.gemm_i32) {
     std::fprintf(stderr, "gemm_ab: %s lacks the entry points this harness calls\n", path);
     std::exit(1);
   }
@@ -85,7 +92,13 @@ int main(int argc, char** argv) {
   warm_up(libs[1]);
   const int rounds = std::max(1, std::atoi(argv[3]));
   const Op ta = argv[4][0] == 'T' ? Op::T : Op::N, tb = argv[4][1] == 'T' ? Op::T : Op::N;
-  std::printf("%-5s %-18s %10s %10s %8s\n", "ops", "shape", "old GF/s", "new GF/s", "new/old");
+  const std::string type = std::getenv("AB_TYPE") ? std::getenv("AB_TYPE") : "f32";
+  const bool integer = type == "u8s8s32" || type == "u7s8s32";
+  if (!integer && type != "f32") {
+    std::fprintf(stderr, "gemm_ab: AB_TYPE must be f32, u8s8s32 or u7s8s32\n");
+    return 2;
+  }
+  std::printf("# %s\n%-5s %-18s %10s %10s %8s\n", type.c_str(), "ops", "shape", "old G/s", "new G/s", "new/old");
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
   for (int s = 6; s + 2 < argc; s += 3) {
@@ -93,6 +106,12 @@ int main(int argc, char** argv) {
     std::vector<float> a(std::size_t(m * k)), b(std::size_t(k * n)), c(std::size_t(m * n));
     for (float& v : a) v = dist(rng);
     for (float& v : b) v = dist(rng);
+    std::vector<uint8_t> a8(a.size());
+    std::vector<int8_t> b8(b.size());
+    std::vector<int32_t> c32(c.size());
+    const int a_top = type == "u7s8s32" ? 127 : 255;
+    for (std::size_t i = 0; i < a.size(); ++i) a8[i] = uint8_t(std::uniform_int_distribution<int>(0, a_top)(rng));
+    for (std::size_t i = 0; i < b.size(); ++i) b8[i] = int8_t(std::uniform_int_distribution<int>(-128, 127)(rng));
     const long lda = ta == Op::N ? m : k, ldb = tb == Op::N ? k : n;
     const double flop = 2.0 * double(m) * double(n) * double(k);
     const int batch = std::max(3, int(5e6 / flop));  // calls per turn: a few ms at least
@@ -102,8 +121,12 @@ int main(int argc, char** argv) {
         const int l = (r & 1) ? 1 - turn : turn;  // A B, then B A
         for (int i = 0; i < batch; ++i) {
           const auto t0 = std::chrono::steady_clock::now();
-          libs[l].gemm(libs[l].handle(), ta, tb, m, n, k, 1.f, a.data(), DType::f32, lda, b.data(), DType::f32, ldb,
-                       0.f, c.data(), m);
+          if (integer)
+            libs[l].gemm_i32(libs[l].handle(), ta, tb, m, n, k, 1, a8.data(), DType::u8, lda, b8.data(), DType::i8,
+                             ldb, 0, c32.data(), m);
+          else
+            libs[l].gemm(libs[l].handle(), ta, tb, m, n, k, 1.f, a.data(), DType::f32, lda, b.data(), DType::f32,
+                         ldb, 0.f, c.data(), m);
           // The first call of a turn refills caches the other library evicted: not timed.
           if (i > 0) seconds[l].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         }

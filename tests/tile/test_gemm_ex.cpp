@@ -51,7 +51,8 @@ void check_integer(DType a_type, A lo, A hi) {
     for (int threads : {1, 2})
       for (Op ta : {Op::N, Op::T})
         for (Op tb : {Op::N, Op::T})
-          for (auto [m, n, k] : {std::tuple{17, 9, 1100}, std::tuple{40, 33, 513}, std::tuple{3, 70, 5}}) {
+          for (auto [m, n, k] :
+               {std::tuple{17, 9, 1100}, std::tuple{40, 33, 513}, std::tuple{3, 70, 5}, std::tuple{64, 50, 67}}) {
             std::mt19937 rng(9);
             std::vector<A> Av(size_t(m * k));
             std::vector<int8_t> Bv(size_t(k * n));

@@ -26,6 +26,7 @@
 
 #include "strata/tile/isa_namespace.hpp"
 #include "strata/tile/matrix.hpp"
+#include "strata/tile/transpose.hpp"
 
 #if defined(__SSE2__)
 #include <immintrin.h>
@@ -52,11 +53,15 @@ struct SlotOperand {
     const int64_t slots = (kc + Depth - 1) / Depth;
     for (int64_t r0 = 0; r0 < len; r0 += W, dst += W * kc) {
       const int rows = int(std::min<int64_t>(W, len - r0));
-      for (int64_t q = 0; q < slots; ++q) {
+      int64_t q = 0;
+#if defined(__AVX2__)
+      if (v.cs == 1) q = pack_depth_runs<W>(v.block(i0 + r0, p0), rows, kc / (8 * Depth), dst);
+#endif
+      for (; q < slots; ++q) {
         const MatrixView<S> at = v.block(i0 + r0, p0 + Depth * q);
         const int depth = int(std::min<int64_t>(Depth, kc - Depth * q));
         int32_t* __restrict d = dst + q * W;
-        if (!(Depth == 4 && depth == 4 && pack_quads_fast(at, rows, d)))
+        if (!(depth == Depth && pack_slot_fast<W>(at, rows, d)))
           for (int i = 0; i < rows; ++i) d[i] = word(at, i, depth);
         for (int i = rows; i < W; ++i) d[i] = 0;
       }
@@ -64,6 +69,96 @@ struct SlotOperand {
   }
 
  private:
+#if defined(__AVX2__)
+  // 16 (or 8) bytes widened to int16, zero- or sign-extended as S is unsigned or signed.
+  static __m256i widen(__m128i x) {
+    if constexpr (std::is_same_v<S, uint8_t>) return _mm256_cvtepu8_epi16(x);
+    else return _mm256_cvtepi8_epi16(x);
+  }
+  static __m128i widen_low(__m128i x) {
+    if constexpr (std::is_same_v<S, uint8_t>) return _mm_cvtepu8_epi16(x);
+    else return _mm_cvtepi8_epi16(x);
+  }
+
+  // The first n of eight slots (n <= 8).
+  static void store_words(int32_t* d, __m256i x, int n) {
+    if (n == 8) return _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), x);
+    if (n == 6) {  // B's panels: one 16-byte and one 8-byte store
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(d), _mm256_castsi256_si128(x));
+      return _mm_storel_epi64(reinterpret_cast<__m128i*>(d + 4), _mm256_extracti128_si256(x, 1));
+    }
+    alignas(32) int32_t words[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(words), x);
+    std::memcpy(d, words, sizeof(int32_t) * std::size_t(n));
+  }
+
+  // Depth adjacent (cs == 1: B not transposed, A transposed): `groups` runs of 8 slots per
+  // row, each one load (a quad run is 32 raw bytes; a pair run 16 bytes widened to 16 int16,
+  // which is already eight pair slots), turned slot-major by 8 x 8 transposes of 32-bit words.
+  // Rows past `rows` are zero. Returns the slots written. (Slot by slot this was W 4-byte
+  // copies per slot: ~8% of a 7-bit 128^3 call, and the pair path's bytewise loop three
+  // quarters of a 64^3 one.)
+  template <int W>
+  static int64_t pack_depth_runs(const MatrixView<S>& at, int rows, int64_t groups, int32_t* __restrict d) {
+    for (int64_t g = 0; g < groups; ++g) {
+      const int64_t q0 = 8 * g;
+      for (int r0 = 0; r0 < W; r0 += 8) {
+        Floats8 r[8];
+#pragma GCC unroll 8
+        for (int i = 0; i < 8; ++i) {
+          __m256i x = _mm256_setzero_si256();
+          if (r0 + i < rows) {
+            const S* src = &at(r0 + i, Depth * q0);
+            if constexpr (Depth == 4) x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src));
+            else x = widen(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src)));
+          }
+          r[i] = reinterpret_cast<Floats8>(x);
+        }
+        const int n = std::min(8, W - r0);
+        transpose_8x8(r, [&](int j, Floats8 col) {
+          store_words(d + (q0 + j) * W + r0, reinterpret_cast<__m256i>(col), n);
+        });
+      }
+    }
+    return 8 * groups;
+  }
+#endif
+
+  // One full slot of `rows` rows without the element-by-element loop, when the layout allows.
+  template <int W>
+  static bool pack_slot_fast(const MatrixView<S>& at, int rows, int32_t* __restrict d) {
+    if constexpr (Depth == 4) {
+      return pack_quads_fast(at, rows, d);
+    } else {
+#if defined(__AVX2__)
+      if (at.rs == 1 && rows == 16) {
+        // Rows adjacent (A not transposed): the two depth columns' 16 bytes widened and
+        // interleaved into pairs (the 256-bit unpacks work per 128-bit half: rows 0-3 | 8-11
+        // and 4-7 | 12-15, put in order by the two permutes).
+        const __m256i c0 = widen(_mm_loadu_si128(reinterpret_cast<const __m128i*>(&at(0, 0))));
+        const __m256i c1 = widen(_mm_loadu_si128(reinterpret_cast<const __m128i*>(&at(0, 1))));
+        const __m256i lo = _mm256_unpacklo_epi16(c0, c1), hi = _mm256_unpackhi_epi16(c0, c1);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), _mm256_permute2x128_si256(lo, hi, 0x20));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
+        return true;
+      }
+      if (at.rs == 1 && rows <= 8) {
+        // Rows adjacent, a short panel (B's 6-column panels when B is transposed): each depth
+        // column's rows as one 8-byte word (built in registers: nothing past the matrix is
+        // read), widened and interleaved.
+        __m128i c[2];
+        for (int b = 0; b < 2; ++b) c[b] = widen_low(_mm_cvtsi64_si128(int64_t(short_column(at, b, rows))));
+        alignas(16) int32_t words[8];
+        _mm_store_si128(reinterpret_cast<__m128i*>(words), _mm_unpacklo_epi16(c[0], c[1]));
+        _mm_store_si128(reinterpret_cast<__m128i*>(words + 4), _mm_unpackhi_epi16(c[0], c[1]));
+        std::memcpy(d, words, sizeof(int32_t) * std::size_t(rows));
+        return true;
+      }
+#endif
+      return false;
+    }
+  }
+
   // The slot of row i from its first `depth` values (the rest zero).
   static int32_t word(const MatrixView<S>& at, int i, int depth) {
     uint32_t w = 0;
@@ -72,6 +167,24 @@ struct SlotOperand {
       w |= part << (32 / Depth * b);
     }
     return int32_t(w);
+  }
+
+  // The bytes of depth column b of `rows` <= 8 adjacent rows, as one word (built in registers:
+  // nothing past the matrix is read, and a 6-byte copy into a zeroed word stalled on store
+  // forwarding).
+  static uint64_t short_column(const MatrixView<S>& at, int b, int rows) {
+    uint64_t w = 0;
+    int i = 0;
+    if (rows >= 6) {
+      uint32_t lo;
+      uint16_t hi;
+      std::memcpy(&lo, &at(0, b), 4);
+      std::memcpy(&hi, &at(4, b), 2);
+      w = uint64_t(lo) | uint64_t(hi) << 32;
+      i = 6;
+    }
+    for (; i < rows; ++i) w |= uint64_t(uint8_t(at(i, b))) << (8 * i);
+    return w;
   }
 
   // Full quads of `rows` rows without the byte-by-byte loop, when the layout allows.
@@ -87,21 +200,7 @@ struct SlotOperand {
       // depth column's rows as one 8-byte word, then the byte interleave below. (Through the
       // 16-row path this took ~6 small copies per slot: NT ran 15% slower than NN.)
       __m128i c[4];
-      for (int b = 0; b < 4; ++b) {
-        // Built in registers (a 6-byte copy into a zeroed word stalled on store forwarding).
-        uint64_t w = 0;
-        if (rows >= 6) {
-          uint32_t lo;
-          uint16_t hi;
-          std::memcpy(&lo, &at(0, b), 4);
-          std::memcpy(&hi, &at(4, b), 2);
-          w = uint64_t(lo) | uint64_t(hi) << 32;
-          for (int i = 6; i < rows; ++i) w |= uint64_t(uint8_t(at(i, b))) << (8 * i);
-        } else {
-          for (int i = 0; i < rows; ++i) w |= uint64_t(uint8_t(at(i, b))) << (8 * i);
-        }
-        c[b] = _mm_cvtsi64_si128(int64_t(w));
-      }
+      for (int b = 0; b < 4; ++b) c[b] = _mm_cvtsi64_si128(int64_t(short_column(at, b, rows)));
       const __m128i t0 = _mm_unpacklo_epi8(c[0], c[1]), t2 = _mm_unpacklo_epi8(c[2], c[3]);
       alignas(16) int32_t words[8];
       _mm_store_si128(reinterpret_cast<__m128i*>(words), _mm_unpacklo_epi16(t0, t2));

@@ -12,14 +12,12 @@ STRATA_TILE_NS_BEGIN
 // Eight floats as one value; loads and stores through it may be unaligned and alias floats.
 typedef float Floats8 __attribute__((vector_size(32), aligned(4), may_alias));
 
-// put(j, v) receives row j of the transposed block, v[i] = src[i * ld + j], for j = 0, 4, 1,
-// 5, 2, 6, 3, 7 in that order.
+// put(j, v) receives row j of the transposed block, v[i] = r[i][j], for j = 0, 4, 1, 5, 2, 6,
+// 3, 7 in that order. Shuffles only: any 32-bit pattern comes through bit for bit (the int8
+// GEMM's packed slots go through it too).
 template <class Put>
-[[gnu::always_inline]] inline void transpose_8x8(const float* src, int64_t ld, Put&& put) {
+[[gnu::always_inline]] inline void transpose_8x8(const Floats8 (&r)[8], Put&& put) {
   typedef int Ints8 __attribute__((vector_size(32)));
-  Floats8 r[8];
-#pragma GCC unroll 8
-  for (int i = 0; i < 8; ++i) r[i] = *reinterpret_cast<const Floats8*>(src + i * ld);
   // Three rounds: interleave pairs of rows, then pairs of pairs, then 128-bit halves.
   Floats8 a[8], b[8];
 #pragma GCC unroll 4
@@ -42,6 +40,15 @@ template <class Put>
     put(q, __builtin_shuffle(b[order[q]], b[order[q] + 4], Ints8{0, 1, 2, 3, 8, 9, 10, 11}));
     put(q + 4, __builtin_shuffle(b[order[q]], b[order[q] + 4], Ints8{4, 5, 6, 7, 12, 13, 14, 15}));
   }
+}
+
+// put(j, v) receives row j of the transposed block, v[i] = src[i * ld + j] (order as above).
+template <class Put>
+[[gnu::always_inline]] inline void transpose_8x8(const float* src, int64_t ld, Put&& put) {
+  Floats8 r[8];
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) r[i] = *reinterpret_cast<const Floats8*>(src + i * ld);
+  transpose_8x8(r, put);
 }
 
 // dst[j * dld + i] = src[i * ld + j] for i, j < 8.
