@@ -16,6 +16,10 @@
 #include "strata/tile/matrix.hpp"
 #include "strata/tile/transpose.hpp"
 
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
+
 
 STRATA_TILE_NS_BEGIN
 
@@ -37,6 +41,21 @@ inline T widen(S v) {
   }
 }
 
+// n consecutive values widened: f16 eight at a time with F16C (vcvtph2ps gives the decoder's
+// bits for every pattern: subnormals exact, signalling NaNs quieted alike); the rest element
+// by element (bf16's shift vectorises as it is). The scalar f16 decoder made f16 GEMMs 0.6x
+// of f32 at 64^3.
+template <class T, class S>
+[[gnu::always_inline]] inline void widen_run(const S* __restrict src, T* __restrict dst, int64_t n) {
+  int64_t i = 0;
+#if defined(__F16C__)
+  if constexpr (std::is_same_v<S, f16> && std::is_same_v<T, float>)
+    for (; i + 8 <= n; i += 8)
+      _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
+#endif
+  for (; i < n; ++i) dst[i] = widen<T>(src[i]);
+}
+
 // Columns per pass of a contiguous-panel pack (below): their pages stay in the L1 TLB, and each
 // panel's rows of one pass are written as one run of lines.
 inline constexpr int64_t kPackChunk = 16;
@@ -51,7 +70,7 @@ template <int W, class T, class S>
       for (int i = 0; i < W; i += 8)
         *reinterpret_cast<Floats8*>(d + i) = *reinterpret_cast<const Floats8*>(src + i);
     } else {
-      for (int i = 0; i < W; ++i) d[i] = widen<T>(src[i]);
+      widen_run(src, d, W);
     }
   } else {
     for (int64_t i = 0; i < W; ++i) d[i] = i < w ? widen<T>(src[i]) : T(0);
@@ -105,6 +124,16 @@ void pack_panels(int64_t len, int64_t kc, MatrixView<S> x, T* __restrict dst) {
       if (p + pack_ahead < kc)
         for (int64_t l = 0; l < lines; ++l)
           __builtin_prefetch(reinterpret_cast<const char*>(src + pack_ahead * x.cs) + 64 * l);
+      if constexpr (!std::is_same_v<S, T>) {  // narrow values: widened eight panels at a time
+        constexpr int64_t group = 8;
+        T wide[group * W];
+        for (int64_t r0 = 0; r0 < panels; r0 += group) {
+          widen_run(src + r0 * W, wide, std::min(group * W, len - r0 * W));
+          for (int64_t r = r0; r < std::min(panels, r0 + group); ++r)
+            pack_row<W>(wide + (r - r0) * W, dst + r * W * kc + p * W, std::min<int64_t>(W, len - r * W));
+        }
+        continue;
+      }
       for (int64_t r = 0; r < panels; ++r)
         pack_row<W>(src + r * W, dst + r * W * kc + p * W, std::min<int64_t>(W, len - r * W));
     }
@@ -134,6 +163,18 @@ void pack_panels(int64_t len, int64_t kc, MatrixView<S> x, T* __restrict dst) {
         const S* src = x.data + (r * W + i) * x.rs;
         if (x.cs == 1 && r + 1 < panels)  // fetch the same line of the next panel meanwhile
           for (int64_t p = 0; p < kc; p += int64_t(64 / sizeof(T))) __builtin_prefetch(src + W * x.rs + p);
+        if constexpr (!std::is_same_v<S, T>) {
+          if (x.cs == 1) {  // a narrow run: widened by pieces, then spread over the panel
+            constexpr int64_t piece = 64;
+            T wide[piece];
+            for (int64_t p0 = 0; p0 < kc; p0 += piece) {
+              const int64_t n = std::min(piece, kc - p0);
+              widen_run(src + p0, wide, n);
+              for (int64_t p = 0; p < n; ++p) d[(p0 + p) * W + i] = wide[p];
+            }
+            continue;
+          }
+        }
         for (int64_t p = 0; p < kc; ++p) d[p * W + i] = widen<T>(src[p * x.cs]);
       } else {
         for (int64_t p = 0; p < kc; ++p) d[p * W + i] = T(0);
