@@ -105,6 +105,26 @@ TEST(GemmEx, U8xS8ToS32IsExact) { check_integer<uint8_t>(DType::u8, 0, 255); }
 TEST(GemmEx, SevenBitU8xS8ToS32IsExact) { check_integer<uint8_t>(DType::u8, 0, 127); }
 TEST(GemmEx, S8xS8ToS32IsExact) { check_integer<int8_t>(DType::i8, -128, 127); }
 
+// One row of otherwise 7-bit A holds 255, 255 at adjacent depths: the byte-quad kernel would
+// saturate there (255 * 127 * 2 > 2^15), so the range scan must see it wherever it lies (inside
+// its 8-byte words or in a row's tail), for either orientation of A.
+TEST(GemmEx, SevenBitScanSeesAnyHighByte) {
+  const index_t m = 21, n = 5, k = 10;
+  for (Op ta : {Op::N, Op::T})
+    for (index_t row : {0, 3, 20}) {
+      const index_t lda = ta == Op::N ? m : k;
+      std::vector<uint8_t> A(size_t(m * k), 1);
+      auto at = [&](index_t i, index_t l) -> uint8_t& { return A[size_t(ta == Op::N ? i + l * lda : l + i * lda)]; };
+      at(row, 4) = at(row, 5) = 255;
+      const std::vector<int8_t> B(size_t(k * n), 127);
+      std::vector<int32_t> C(size_t(m * n));
+      gemm_ex(Handle{}, ta, Op::N, m, n, k, int32_t(1), A.data(), DType::u8, lda, B.data(), DType::i8, k, int32_t(0),
+              C.data(), m);
+      for (index_t i = 0; i < m; ++i)
+        ASSERT_EQ(C[size_t(i)], i == row ? (8 + 2 * 255) * 127 : 10 * 127) << "row " << row << " i " << i;
+    }
+}
+
 TEST(GemmEx, IntegerBetaZeroDoesNotReadC) {
   const int8_t a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1};
   int32_t C[4] = {INT32_MIN, INT32_MAX, 77, -5};

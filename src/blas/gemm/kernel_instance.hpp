@@ -1,6 +1,7 @@
 // Turns one MicroKernel instantiation into a GemmKernel entry. Included only by the
 // kernels_<isa>.cpp files, after they define STRATA_KERNEL_ISA through their compile flags.
 #pragma once
+#include <cstring>
 #include <optional>
 #include <string>
 
@@ -110,9 +111,13 @@ struct Int8KernelInstance {
     const int64_t outer = rows_inner ? c.k : c.m, inner = rows_inner ? c.m : c.k;
     const int64_t os = rows_inner ? c.a_cs : c.a_rs, is = rows_inner ? c.a_rs : c.a_cs;
     for (int64_t o = 0; o < outer; ++o) {
-      uint8_t any = 0;
-      for (int64_t i = 0; i < inner; ++i) any |= a[o * os + i * is];
-      if (any & 0x80) return false;
+      const uint8_t* run = a + o * os;
+      uint64_t any = 0;
+      int64_t i = 0;
+      if (is == 1)  // eight bytes at a time (bytewise, the scan was ~3% of a 128^3 call)
+        for (uint64_t w; i + 8 <= inner; i += 8) std::memcpy(&w, run + i, 8), any |= w;
+      for (; i < inner; ++i) any |= run[i * is];
+      if (any & 0x8080808080808080u) return false;
     }
     return true;
   }
