@@ -61,7 +61,7 @@ struct SlotOperand {
         const MatrixView<S> at = v.block(i0 + r0, p0 + Depth * q);
         const int depth = int(std::min<int64_t>(Depth, kc - Depth * q));
         int32_t* __restrict d = dst + q * W;
-        if (!(depth == Depth && pack_slot_fast<W>(at, rows, d)))
+        if (!(depth == Depth && pack_slot_fast<W>(at, rows, int(len - r0), d)))
           for (int i = 0; i < rows; ++i) d[i] = word(at, i, depth);
         for (int i = rows; i < W; ++i) d[i] = 0;
       }
@@ -83,13 +83,7 @@ struct SlotOperand {
   // The first n of eight slots (n <= 8).
   static void store_words(int32_t* d, __m256i x, int n) {
     if (n == 8) return _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), x);
-    if (n == 6) {  // B's panels: one 16-byte and one 8-byte store
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(d), _mm256_castsi256_si128(x));
-      return _mm_storel_epi64(reinterpret_cast<__m128i*>(d + 4), _mm256_extracti128_si256(x, 1));
-    }
-    alignas(32) int32_t words[8];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(words), x);
-    std::memcpy(d, words, sizeof(int32_t) * std::size_t(n));
+    store_short(d, _mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1), n);
   }
 
   // Depth adjacent (cs == 1: B not transposed, A transposed): `groups` runs of 8 slots per
@@ -126,9 +120,9 @@ struct SlotOperand {
 
   // One full slot of `rows` rows without the element-by-element loop, when the layout allows.
   template <int W>
-  static bool pack_slot_fast(const MatrixView<S>& at, int rows, int32_t* __restrict d) {
+  static bool pack_slot_fast(const MatrixView<S>& at, int rows, int64_t avail, int32_t* __restrict d) {
     if constexpr (Depth == 4) {
-      return pack_quads_fast(at, rows, d);
+      return pack_quads_fast(at, rows, avail, d);
     } else {
 #if defined(__AVX2__)
       if (at.rs == 1 && rows == 16) {
@@ -147,11 +141,8 @@ struct SlotOperand {
         // column's rows as one 8-byte word (built in registers: nothing past the matrix is
         // read), widened and interleaved.
         __m128i c[2];
-        for (int b = 0; b < 2; ++b) c[b] = widen_low(_mm_cvtsi64_si128(int64_t(short_column(at, b, rows))));
-        alignas(16) int32_t words[8];
-        _mm_store_si128(reinterpret_cast<__m128i*>(words), _mm_unpacklo_epi16(c[0], c[1]));
-        _mm_store_si128(reinterpret_cast<__m128i*>(words + 4), _mm_unpackhi_epi16(c[0], c[1]));
-        std::memcpy(d, words, sizeof(int32_t) * std::size_t(rows));
+        for (int b = 0; b < 2; ++b) c[b] = widen_low(short_column(at, b, rows, avail));
+        store_short(d, _mm_unpacklo_epi16(c[0], c[1]), _mm_unpackhi_epi16(c[0], c[1]), rows);
         return true;
       }
 #endif
@@ -169,10 +160,27 @@ struct SlotOperand {
     return int32_t(w);
   }
 
-  // The bytes of depth column b of `rows` <= 8 adjacent rows, as one word (built in registers:
-  // nothing past the matrix is read, and a 6-byte copy into a zeroed word stalled on store
-  // forwarding).
-  static uint64_t short_column(const MatrixView<S>& at, int b, int rows) {
+#if defined(__SSE2__)
+  // The first n (<= 8) of eight slots, given as two halves: whole stores for B's panels of 6
+  // (a variable-length copy, GCC's overlapping moves, was an eighth of a transposed-B call).
+  static void store_short(int32_t* d, __m128i lo, __m128i hi, int n) {
+    if (n >= 6) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(d), lo);
+      if (n == 8) return _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 4), hi);
+      if (n == 6) return _mm_storel_epi64(reinterpret_cast<__m128i*>(d + 4), hi);
+    }
+    alignas(16) int32_t words[8];
+    _mm_store_si128(reinterpret_cast<__m128i*>(words), lo);
+    _mm_store_si128(reinterpret_cast<__m128i*>(words + 4), hi);
+    std::memcpy(d, words, sizeof(int32_t) * std::size_t(n));
+  }
+
+  // The bytes of depth column b of `rows` <= 8 adjacent rows in the low 8 bytes. `avail`: rows
+  // that exist from the first on (the operand's block); with 8 of them one load serves,
+  // otherwise the word is built in registers so nothing past the matrix is read (a 6-byte copy
+  // into a zeroed word stalled on store forwarding). Bytes past `rows` are unspecified.
+  static __m128i short_column(const MatrixView<S>& at, int b, int rows, int64_t avail) {
+    if (avail >= 8) return _mm_loadl_epi64(reinterpret_cast<const __m128i*>(&at(0, b)));
     uint64_t w = 0;
     int i = 0;
     if (rows >= 6) {
@@ -184,11 +192,12 @@ struct SlotOperand {
       i = 6;
     }
     for (; i < rows; ++i) w |= uint64_t(uint8_t(at(i, b))) << (8 * i);
-    return w;
+    return _mm_cvtsi64_si128(int64_t(w));
   }
+#endif
 
   // Full quads of `rows` rows without the byte-by-byte loop, when the layout allows.
-  static bool pack_quads_fast(const MatrixView<S>& at, int rows, int32_t* __restrict d) {
+  static bool pack_quads_fast(const MatrixView<S>& at, int rows, int64_t avail, int32_t* __restrict d) {
     if (at.cs == 1) {
       // The 4 depth values of a row are adjacent bytes (e.g. B not transposed): one word.
       for (int i = 0; i < rows; ++i) std::memcpy(d + i, &at(i, 0), 4);
@@ -200,13 +209,9 @@ struct SlotOperand {
       // depth column's rows as one 8-byte word, then the byte interleave below. (Through the
       // 16-row path this took ~6 small copies per slot: NT ran 15% slower than NN.)
       __m128i c[4];
-      for (int b = 0; b < 4; ++b) c[b] = _mm_cvtsi64_si128(int64_t(short_column(at, b, rows)));
+      for (int b = 0; b < 4; ++b) c[b] = short_column(at, b, rows, avail);
       const __m128i t0 = _mm_unpacklo_epi8(c[0], c[1]), t2 = _mm_unpacklo_epi8(c[2], c[3]);
-      alignas(16) int32_t words[8];
-      _mm_store_si128(reinterpret_cast<__m128i*>(words), _mm_unpacklo_epi16(t0, t2));
-      _mm_store_si128(reinterpret_cast<__m128i*>(words + 4), _mm_unpackhi_epi16(t0, t2));
-      if (rows == 6) std::memcpy(d, words, 6 * sizeof(int32_t));
-      else std::memcpy(d, words, sizeof(int32_t) * std::size_t(rows));
+      store_short(d, _mm_unpacklo_epi16(t0, t2), _mm_unpackhi_epi16(t0, t2), rows);
       return true;
     }
     if (at.rs == 1) {
