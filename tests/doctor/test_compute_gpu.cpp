@@ -86,6 +86,15 @@ const Finding* find_text(const Report& r, const std::string& text) {
   return nullptr;
 }
 
+// A measured rate against the scripted one. The fake GPU sleeps for the scripted time, so a
+// loaded machine can only make the child's measurement slower (a sleep overshoots, a woken
+// process waits for a core), never faster: below by up to 30% (a ctest -j2 run here fell
+// outside the former +-20%), above by rounding only.
+void expect_rate(double measured, double scripted, const std::string& context) {
+  EXPECT_LE(measured, 1.02 * scripted) << context;
+  EXPECT_GE(measured, 0.7 * scripted) << context;
+}
+
 }  // namespace
 
 TEST(DoctorComputeGpu, MeasuresTheScriptedRatesAgainstTheH100Peak) {
@@ -103,11 +112,11 @@ TEST(DoctorComputeGpu, MeasuresTheScriptedRatesAgainstTheH100Peak) {
   auto m = measured(*gpu[0]);
   ASSERT_TRUE(m) << gpu[0]->summary;
   EXPECT_NEAR(m->peak_gflops, 66908.2, 0.05);
-  EXPECT_NEAR(m->gflops, 50000, 0.2 * 50000) << gpu[0]->summary;
+  expect_rate(m->gflops, 50000, gpu[0]->summary);
   EXPECT_NEAR(m->percent, 100 * m->gflops / m->peak_gflops, 0.06);
-  EXPECT_NEAR(m->percent, 74.7, 0.2 * 74.7);
+  expect_rate(m->percent, 74.7, gpu[0]->summary);
   EXPECT_NEAR(m->peak_gbps, 3352.3, 0.05);
-  EXPECT_NEAR(m->gbps, 2500, 0.2 * 2500) << gpu[0]->summary;
+  expect_rate(m->gbps, 2500, gpu[0]->summary);
   EXPECT_NEAR(m->copy_percent, 100 * m->gbps / m->peak_gbps, 0.06);
   // The evidence says where the peak comes from and which libraries were measured.
   std::string evidence;
@@ -130,9 +139,9 @@ TEST(DoctorComputeGpu, A100PeakUsesSixtyFourLanesPerSm) {
   ASSERT_TRUE(m) << gpu[0]->summary;
   EXPECT_NEAR(m->peak_gflops, 19491.8, 0.05);
   EXPECT_NEAR(m->peak_gbps, 2039.0, 0.05);
-  EXPECT_NEAR(m->gflops, 15000, 0.2 * 15000);
-  EXPECT_NEAR(m->percent, 77.0, 0.2 * 77.0);
-  EXPECT_NEAR(m->gbps, 1600, 0.2 * 1600);
+  expect_rate(m->gflops, 15000, gpu[0]->summary);
+  expect_rate(m->percent, 77.0, gpu[0]->summary);
+  expect_rate(m->gbps, 1600, gpu[0]->summary);
   EXPECT_EQ(layer(r, Layer::compute).verdict, Verdict::ok) << dump(r);
 }
 
@@ -146,8 +155,8 @@ TEST(DoctorComputeGpu, SlowGpuIsAWarningWithTheLikelyCauses) {
   EXPECT_EQ(gpu[0]->verdict, Verdict::warn) << dump(r);
   auto m = measured(*gpu[0]);
   ASSERT_TRUE(m) << gpu[0]->summary;
-  EXPECT_NEAR(m->percent, 29.9, 0.2 * 29.9);
-  EXPECT_NEAR(m->copy_percent, 29.8, 0.2 * 29.8);
+  expect_rate(m->percent, 29.9, gpu[0]->summary);
+  expect_rate(m->copy_percent, 29.8, gpu[0]->summary);
   std::string evidence;
   for (const auto& e : gpu[0]->evidence) evidence += e + "\n";
   EXPECT_NE(evidence.find("SGEMM below 50%: clocks capped"), std::string::npos) << evidence;
@@ -171,7 +180,7 @@ TEST(DoctorComputeGpu, EveryGpuTheDriverListsIsMeasured) {
     ASSERT_EQ(gpu.size(), 1u) << g << "\n" << dump(r);
     auto m = measured(*gpu[0]);
     ASSERT_TRUE(m) << gpu[0]->summary;
-    EXPECT_NEAR(m->gflops, 50000, 0.2 * 50000);
+    expect_rate(m->gflops, 50000, gpu[0]->summary);
   }
   // A runtime that sees fewer devices than the driver (CUDA_VISIBLE_DEVICES) says so.
   Report r2 = run(t, {{"FAKE_CUDA_DEVICES", "2"}, {"FAKE_CUDART_DEVICES", "1"}, {"FAKE_CUBLAS_TFLOPS", "50"},
