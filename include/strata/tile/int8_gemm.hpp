@@ -278,15 +278,15 @@ struct MicroKernelI8Portable {
 };
 
 #if defined(__AVX2__)
-// C = alpha * acc + beta * C for a 16 x NR tile of int32 accumulators (wrap-around; beta == 0
-// does not read C).
-template <int NR>
-inline void store_i32_tile(const __m256i (&acc)[NR][2], int32_t* c, int64_t ldc, int32_t alpha, int32_t beta) {
+// C = alpha * acc + beta * C for an (8 NV) x NR tile of int32 accumulators (wrap-around;
+// beta == 0 does not read C).
+template <int NR, int NV>
+inline void store_i32_tile(const __m256i (&acc)[NR][NV], int32_t* c, int64_t ldc, int32_t alpha, int32_t beta) {
   const __m256i va = _mm256_set1_epi32(alpha), vb = _mm256_set1_epi32(beta);
 #pragma GCC unroll 6
   for (int j = 0; j < NR; ++j)
 #pragma GCC unroll 2
-    for (int v = 0; v < 2; ++v) {
+    for (int v = 0; v < NV; ++v) {
       __m256i* cp = reinterpret_cast<__m256i*>(c + j * ldc + 8 * v);
       __m256i r = alpha == 1 ? acc[j][v] : _mm256_mullo_epi32(acc[j][v], va);
       if (beta != 0) r = _mm256_add_epi32(r, _mm256_mullo_epi32(_mm256_loadu_si256(cp), vb));
@@ -294,30 +294,66 @@ inline void store_i32_tile(const __m256i (&acc)[NR][2], int32_t* c, int64_t ldc,
     }
 }
 
-// AVX2: 16 x 6, twelve ymm accumulators of 8 int32 lanes, B slots broadcast from the packed
-// panel. Depth is the slot depth; Products(a, b) gives the int32 sums of one slot's products.
-template <int Depth, class Products>
+// AVX2: (8 NV) x NR, NV x NR ymm accumulators of 8 int32 lanes, B slots broadcast from the
+// packed panel. Depth is the slot depth; Products(a, b) gives the int32 sums of one slot's
+// products. The full tile is 16 x 6 (twelve accumulators); the half-height and half-width
+// ones (8 x 6, 16 x 3, 16 x 1, ...) cover ragged edges through cover_narrowest, reading the
+// full tile's panels (a_ps, b_ps: slot strides). With only the full tile, the last column
+// panel of 128 (21 x 6 + 2) ran a whole 16 x 6 tile for two columns. The accumulators need no
+// rotating sets: each adds with one-cycle latency, the multiplies are independent.
+template <int Depth, class Products, int NV = 2, int NR = 6>
 struct MicroKernelSlotsAvx2 {
   using T = int32_t;
-  static constexpr int mr = 16, nr = 6;
+  static constexpr int mr = 8 * NV, nr = NR;
+  using HalfRows = MicroKernelSlotsAvx2<Depth, Products, (NV > 1 ? NV / 2 : 1), NR>;
+  using HalfCols = MicroKernelSlotsAvx2<Depth, Products, NV, (NR > 1 ? NR / 2 : 1)>;
 
-  static void run(int64_t kc, const int32_t* __restrict a, int64_t, const int32_t* __restrict b, int64_t, int64_t,
-                  int32_t* __restrict c, int64_t ldc, int32_t alpha, int32_t beta) {
-    __m256i acc[nr][2];
+  // The full tile stays inlined in the mainloop (out of line, the call cost 5-7% of a 64^3
+  // call: a 16-slot tile is ~200 cycles); the edge kernels are calls of their own.
+  [[gnu::always_inline]] static void run(int64_t kc, const int32_t* a, int64_t a_ps, const int32_t* b, int64_t b_ps,
+                                         int64_t b_js, int32_t* c, int64_t ldc, int32_t alpha, int32_t beta) {
+    if constexpr (NV == 2 && NR == 6) compute<mr, NR>(kc, a, a_ps, b, b_ps, c, ldc, alpha, beta);
+    else edge(kc, a, a_ps, b, b_ps, b_js, c, ldc, alpha, beta);
+  }
+
+ private:
+  [[gnu::noinline]] static void edge(int64_t kc, const int32_t* a, int64_t a_ps, const int32_t* b, int64_t b_ps,
+                                     int64_t, int32_t* c, int64_t ldc, int32_t alpha, int32_t beta) {
+    compute<0, 0>(kc, a, a_ps, b, b_ps, c, ldc, alpha, beta);
+  }
+
+  // APS, BPS: the slot strides as constants (the full tile is only ever run on its own packed
+  // panels), or 0 for the run-time ones (the edge kernels read the full tile's panels).
+  template <int APS, int BPS>
+  [[gnu::always_inline]] static void compute(int64_t kc, const int32_t* __restrict a, int64_t a_ps,
+                                             const int32_t* __restrict b, int64_t b_ps, int32_t* __restrict c,
+                                             int64_t ldc, int32_t alpha, int32_t beta) {
+    __m256i acc[NR][NV];
 #pragma GCC unroll 6
-    for (int j = 0; j < nr; ++j) acc[j][0] = acc[j][1] = _mm256_setzero_si256();
+    for (int j = 0; j < NR; ++j)
 #pragma GCC unroll 2
-    for (int64_t q = 0, slots = (kc + Depth - 1) / Depth; q < slots; ++q, a += mr, b += nr) {
-      const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a));
-      const __m256i a1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 8));
+      for (int v = 0; v < NV; ++v) acc[j][v] = _mm256_setzero_si256();
+    accumulate<APS, BPS>((kc + Depth - 1) / Depth, a, a_ps, b, b_ps, acc);
+    store_i32_tile<NR, NV>(acc, c, ldc, alpha, beta);
+  }
+
+  template <int APS, int BPS>
+  [[gnu::always_inline]] static void accumulate(int64_t slots, const int32_t* __restrict a, int64_t a_ps,
+                                                const int32_t* __restrict b, int64_t b_ps, __m256i (&acc)[NR][NV]) {
+    if constexpr (APS != 0) a_ps = APS;
+    if constexpr (BPS != 0) b_ps = BPS;
+#pragma GCC unroll 2
+    for (int64_t q = 0; q < slots; ++q, a += a_ps, b += b_ps) {
+      __m256i av[NV];
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; ++v) av[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 8 * v));
 #pragma GCC unroll 6
-      for (int j = 0; j < nr; ++j) {
+      for (int j = 0; j < NR; ++j) {
         const __m256i bj = _mm256_set1_epi32(b[j]);
-        acc[j][0] = _mm256_add_epi32(acc[j][0], Products::sum(a0, bj));
-        acc[j][1] = _mm256_add_epi32(acc[j][1], Products::sum(a1, bj));
+#pragma GCC unroll 2
+        for (int v = 0; v < NV; ++v) acc[j][v] = _mm256_add_epi32(acc[j][v], Products::sum(av[v], bj));
       }
     }
-    store_i32_tile<nr>(acc, c, ldc, alpha, beta);
   }
 };
 

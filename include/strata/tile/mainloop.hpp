@@ -151,9 +151,11 @@ struct Mainloop {
 
 
   // One micro-tile of C (mr <= MR, nr <= NR); a ragged one through a narrower kernel when it
-  // fits one.
+  // fits one. A full one calls the kernel directly: the int8 kernels inline their full tile
+  // here (a call per 16-slot tile cost 6-8% of a 64^3 int8 GEMM).
   static void run_tile(int64_t mr, int64_t nr, int64_t kc, const T* at, int64_t a_ps, const T* bt, int64_t b_ps,
                        int64_t b_js, T* ct, int64_t ldc, T alpha, T beta, T* edge) {
+    if (mr == MR && nr == NR) return Kernel::run(kc, at, a_ps, bt, b_ps, b_js, ct, ldc, alpha, beta);
     ragged_tile<MR, NR>(mr, nr, ct, ldc, beta, edge, [&](T* c, int64_t ld) {
       run_narrowest<Kernel>(mr, nr, kc, at, a_ps, bt, b_ps, b_js, c, ld, alpha, beta);
     });
