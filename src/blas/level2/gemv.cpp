@@ -58,8 +58,19 @@ void general_mv(const Handle& h, Op trans, index_t m, index_t n, const BandView<
     });
   } else {
     auto dot = trans == Op::C ? k.dotc : k.dotu;
+    auto dot4 = trans == Op::C ? k.dotc4 : k.dotu4;
     parallel_ranges(h, n, work, [&](index_t j0, index_t j1) {
-      for (index_t j = j0; j < j1; ++j) {
+      index_t j = j0;
+      // A full matrix four columns at a time (each dot bitwise the single one): four streams
+      // of A against one pass over x (one column at a time, sgemv T ran at 0.67x OpenBLAS).
+      if (A.full)
+        for (; j + 4 <= j1; j += 4) {
+          const T* cols[4] = {A.col(j), A.col(j + 1), A.col(j + 2), A.col(j + 3)};
+          T d[4];
+          dot4(m, cols, xd, d);
+          for (int c = 0; c < 4; ++c) yd[j + c] += alpha * d[c];
+        }
+      for (; j < j1; ++j) {
         const index_t lo = A.first(j), hi = A.last(j);
         if (lo > hi) continue;
         yd[j] += alpha * dot(hi - lo + 1, A.col(j), xd + lo);
