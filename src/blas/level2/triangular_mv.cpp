@@ -93,8 +93,53 @@ void triangular_sv(const TriCall<T>& c, T* x) {
       if (!c.unit) x[j] /= c.diag(j);
       c.axpy(j, -x[j], x);
     };
-    if (c.A.upper) for (index_t j = n - 1; j >= 0; --j) column(j);
-    else for (index_t j = 0; j < n; ++j) column(j);
+    // Four columns at a time (lower: j..j+3 upwards, upper: j+3..j downwards): each is solved
+    // and applied to the rows only it (or not all four) stores — the block's own rows among
+    // them — then the rows all four store take the four updates in one pass (axpy4, the same
+    // operations in the same order as four axpy calls: results unchanged). A zero x_j skips
+    // its column as above. (Column by column, strsv N ran at 0.55x OpenBLAS.)
+    auto four = [&](index_t j) {
+      const bool up = c.A.upper;
+      const index_t order[4] = {up ? j + 3 : j, up ? j + 2 : j + 1, up ? j + 1 : j + 2, up ? j : j + 3};
+      const FourColumns shared(c.A, j);
+      if (shared.hi - shared.lo + 1 < 32) {  // narrow bands: the extra short calls cost more
+        for (index_t col : order) column(col);
+        return;
+      }
+      bool all_nonzero = true;
+      for (index_t col : order) {
+        if (x[col] == T(0)) {
+          all_nonzero = false;
+          continue;
+        }
+        if (!c.unit) x[col] /= c.diag(col);
+        shared.rest(c.A, col, [&](index_t a, index_t b) { c.k.axpy(b - a + 1, -x[col], c.A.at(a, col), x + a); });
+      }
+      const index_t lo = shared.lo, len = shared.hi - lo + 1;
+      if (all_nonzero) {
+        const T alpha[4] = {-x[order[0]], -x[order[1]], -x[order[2]], -x[order[3]]};
+        const T* cols[4] = {c.A.at(lo, order[0]), c.A.at(lo, order[1]), c.A.at(lo, order[2]), c.A.at(lo, order[3])};
+        c.k.axpy4(len, alpha, cols, x + lo);
+      } else {
+        for (index_t col : order)
+          if (x[col] != T(0)) c.k.axpy(len, -x[col], c.A.at(lo, col), x + lo);
+      }
+    };
+    // Bands narrower than that go column by column throughout (stbsv, k = 16, lost a third
+    // with the per-block bookkeeping).
+    if (c.A.k < 36) {
+      if (c.A.upper) for (index_t j = n - 1; j >= 0; --j) column(j);
+      else for (index_t j = 0; j < n; ++j) column(j);
+      return;
+    }
+    index_t j = 0;
+    if (c.A.upper) {
+      for (j = n; j >= 4; j -= 4) four(j - 4);
+      for (--j; j >= 0; --j) column(j);
+    } else {
+      for (; j + 4 <= n; j += 4) four(j);
+      for (; j < n; ++j) column(j);
+    }
   } else {
     auto row = [&](index_t j) {
       T t = x[j] - c.dot(j, x);
