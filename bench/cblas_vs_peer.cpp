@@ -1,0 +1,126 @@
+// BLAS routines beyond gemm through the CBLAS ABI: strata's drop-in libblas.so.3 against another
+// CBLAS library (OpenBLAS), both loaded with dlopen side by side and called alternately, 9 times
+// each; prints the median GFLOPS of each and the ratio. Level 2: gemv (N, T, strided), trsv,
+// trmv, symv, ger, syr, tbsv, cgemv, ctrsv; Level 3: trsm, trmm, syrk, symm, syr2k (f32).
+// Run it with OPENBLAS_CORETYPE unset and one thread for both (the command is in
+// docs/PERFORMANCE.md): cblas_vs_peer N STRATA_LIBBLAS PEER_CBLAS [level2|level3]
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <complex>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <vector>
+
+namespace {
+
+// CBLAS enumerations.
+enum : int { kCol = 102, kN = 111, kT = 112, kUp = 121, kLo = 122, kNonUnit = 131, kLeft = 141, kRight = 142 };
+
+struct Library {
+  void* so;
+  // The named routine as type F (exits when the library lacks it).
+  template <class F>
+  F get(const char* name) const {
+    void* p = dlsym(so, name);
+    if (!p) {
+      std::fprintf(stderr, "cblas_vs_peer: no %s\n", name);
+      std::exit(1);
+    }
+    return reinterpret_cast<F>(p);
+  }
+};
+
+Library load(const char* path) {
+  void* so = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  if (!so) {
+    std::fprintf(stderr, "cblas_vs_peer: %s\n", dlerror());
+    std::exit(1);
+  }
+  return {so};
+}
+
+using Gemv = void (*)(int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
+using Trsv = void (*)(int, int, int, int, int, const float*, int, float*, int);
+using Tbsv = void (*)(int, int, int, int, int, int, const float*, int, float*, int);
+using Symv = void (*)(int, int, int, float, const float*, int, const float*, int, float, float*, int);
+using Ger = void (*)(int, int, int, float, const float*, int, const float*, int, float*, int);
+using Syr = void (*)(int, int, int, float, const float*, int, float*, int);
+using Cgemv = void (*)(int, int, int, int, const void*, const void*, int, const void*, int, const void*, void*, int);
+using Ctrsv = void (*)(int, int, int, int, int, const void*, int, void*, int);
+using Trsm = void (*)(int, int, int, int, int, int, int, float, const float*, int, float*, int);
+using Syrk = void (*)(int, int, int, int, int, float, const float*, int, float, float*, int);
+using Product = void (*)(int, int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
+
+struct Case {
+  const char* name;
+  int level;
+  double flops;
+  std::function<void(const Library&)> run;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: %s N STRATA_LIBBLAS PEER_CBLAS [level2|level3]\n", argv[0]);
+    return 2;
+  }
+  const int n = std::atoi(argv[1]);
+  const int only = argc > 4 ? (std::strcmp(argv[4], "level2") == 0 ? 2 : 3) : 0;
+  const Library libs[2] = {load(argv[2]), load(argv[3])};
+  using cf = std::complex<float>;
+  const size_t nn = size_t(n) * size_t(n);
+  const size_t len = static_cast<size_t>(n);
+  std::vector<float> A(nn), B(nn), W(nn), x(len, 1.f), y(len), v(len);
+  std::vector<cf> Ac(nn, cf(0.001f, 0.002f)), xc(len, cf(1, 1)), yc(len);
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  for (size_t i = 0; i < nn; ++i) A[i] = 1e-3f * dist(rng), B[i] = dist(rng);
+  for (int i = 0; i < n; ++i) A[size_t(i) * n + i] = 2.f, Ac[size_t(i) * n + i] = cf(2, 0);  // well-conditioned triangles
+  const double n2 = double(n) * n, n3 = n2 * n;
+  const float one = 1, zero = 0;
+  const cf cone(1, 0), czero(0, 0);
+  const std::vector<Case> cases = {
+      {"sgemv N", 2, 2 * n2, [&](const Library& l) { l.get<Gemv>("cblas_sgemv")(kCol, kN, n, n, one, A.data(), n, x.data(), 1, zero, y.data(), 1); }},
+      {"sgemv T", 2, 2 * n2, [&](const Library& l) { l.get<Gemv>("cblas_sgemv")(kCol, kT, n, n, one, A.data(), n, x.data(), 1, zero, y.data(), 1); }},
+      {"sgemv N inc 3", 2, 2 * n2 / 9, [&](const Library& l) { l.get<Gemv>("cblas_sgemv")(kCol, kN, n / 3, n / 3, one, A.data(), n, x.data(), 3, zero, y.data(), 3); }},
+      {"strsv L N N", 2, n2, [&](const Library& l) { v = x; l.get<Trsv>("cblas_strsv")(kCol, kLo, kN, kNonUnit, n, A.data(), n, v.data(), 1); }},
+      {"strsv U T N", 2, n2, [&](const Library& l) { v = x; l.get<Trsv>("cblas_strsv")(kCol, kUp, kT, kNonUnit, n, A.data(), n, v.data(), 1); }},
+      {"strmv L N N", 2, n2, [&](const Library& l) { v = x; l.get<Trsv>("cblas_strmv")(kCol, kLo, kN, kNonUnit, n, A.data(), n, v.data(), 1); }},
+      {"stbsv L N k16", 2, 2.0 * n * 16, [&](const Library& l) { v = x; l.get<Tbsv>("cblas_stbsv")(kCol, kLo, kN, kNonUnit, n, 16, A.data(), 17, v.data(), 1); }},
+      {"ssymv U", 2, 2 * n2, [&](const Library& l) { l.get<Symv>("cblas_ssymv")(kCol, kUp, n, one, A.data(), n, x.data(), 1, zero, y.data(), 1); }},
+      {"sger", 2, 2 * n2, [&](const Library& l) { l.get<Ger>("cblas_sger")(kCol, n, n, 1e-9f, x.data(), 1, x.data(), 1, W.data(), n); }},
+      {"ssyr U", 2, n2, [&](const Library& l) { l.get<Syr>("cblas_ssyr")(kCol, kUp, n, 1e-9f, x.data(), 1, W.data(), n); }},
+      {"cgemv N", 2, 8 * n2, [&](const Library& l) { l.get<Cgemv>("cblas_cgemv")(kCol, kN, n, n, &cone, Ac.data(), n, xc.data(), 1, &czero, yc.data(), 1); }},
+      {"ctrsv L N N", 2, 4 * n2, [&](const Library& l) { yc = xc; l.get<Ctrsv>("cblas_ctrsv")(kCol, kLo, kN, kNonUnit, n, Ac.data(), n, yc.data(), 1); }},
+      {"strsm L L N N", 3, n3, [&](const Library& l) { W = B; l.get<Trsm>("cblas_strsm")(kCol, kLeft, kLo, kN, kNonUnit, n, n, one, A.data(), n, W.data(), n); }},
+      {"strsm R U N N", 3, n3, [&](const Library& l) { W = B; l.get<Trsm>("cblas_strsm")(kCol, kRight, kUp, kN, kNonUnit, n, n, one, A.data(), n, W.data(), n); }},
+      {"strmm L L N N", 3, n3, [&](const Library& l) { W = B; l.get<Trsm>("cblas_strmm")(kCol, kLeft, kLo, kN, kNonUnit, n, n, one, A.data(), n, W.data(), n); }},
+      {"ssyrk U N", 3, n3, [&](const Library& l) { l.get<Syrk>("cblas_ssyrk")(kCol, kUp, kN, n, n, one, B.data(), n, zero, W.data(), n); }},
+      {"ssyrk L T", 3, n3, [&](const Library& l) { l.get<Syrk>("cblas_ssyrk")(kCol, kLo, kT, n, n, one, B.data(), n, zero, W.data(), n); }},
+      {"ssymm L U", 3, 2 * n3, [&](const Library& l) { l.get<Product>("cblas_ssymm")(kCol, kLeft, kUp, n, n, one, A.data(), n, B.data(), n, zero, W.data(), n); }},
+      {"ssyr2k U N", 3, 2 * n3, [&](const Library& l) { l.get<Product>("cblas_ssyr2k")(kCol, kUp, kN, n, n, one, A.data(), n, B.data(), n, zero, W.data(), n); }},
+  };
+  std::printf("%-15s %6s %12s %12s %8s\n", "routine", "n", "strata GF/s", "peer GF/s", "ratio");
+  for (const Case& c : cases) {
+    if (only && c.level != only) continue;
+    std::vector<double> seconds[2];
+    for (int rep = 0; rep < 9; ++rep)
+      for (int l = 0; l < 2; ++l) {
+        const auto t0 = std::chrono::steady_clock::now();
+        c.run(libs[l]);
+        seconds[l].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      }
+    double gflops[2];
+    for (int l = 0; l < 2; ++l) {
+      std::sort(seconds[l].begin(), seconds[l].end());
+      gflops[l] = c.flops / seconds[l][seconds[l].size() / 2] / 1e9;
+    }
+    std::printf("%-15s %6d %12.2f %12.2f %8.2f\n", c.name, n, gflops[0], gflops[1], gflops[0] / gflops[1]);
+  }
+}
