@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "blas_test_util.hpp"
+#include "strata/blas/level1.hpp"
 #include "strata/blas/level2.hpp"
 #include "strata/core/status.hpp"
 
@@ -190,6 +191,33 @@ TYPED_TEST(Level2, SymmetricHermitianProductsAndUpdates) {
 // Long symmetric/triangular sweeps are cut into column chunks run on several threads
 // (common/parallel.hpp): above the chunk size the results must still be right and bitwise
 // the same for 1 and 2 threads.
+// gemv T/C takes four columns per pass over x and the threads split whole groups of four:
+// every output must be the same bits at 1, 2 and 3 threads (a column must not change kernel
+// with the split), and agree with its column's dot product.
+TYPED_TEST(Level2, GemvTransposedIsTheSameForAnyThreadCount) {
+  using T = TypeParam;
+  // 131 rows: lanes plus a tail; 523 columns: enough work for threads, 130 groups of four and 3.
+  const int64_t m = 131, n = 523, lda = m + 2;
+  auto A = random_values<T>(size_t(lda * n), 51);
+  auto x = random_values<T>(size_t(m), 52);
+  for (char op : {'T', 'C'}) {
+    std::vector<T> first;
+    for (int threads : {1, 2, 3}) {
+      blas::Handle h;
+      h.set_num_threads(threads);
+      std::vector<T> y(size_t(n), T(7));
+      blas::gemv<T>(h, Op(op), m, n, T(1), A.data(), lda, x.data(), 1, T(0), y.data(), 1);
+      if (first.empty()) first = y;
+      EXPECT_EQ(0, std::memcmp(first.data(), y.data(), y.size() * sizeof(T))) << op << " threads " << threads;
+      for (int64_t j = 0; j < n; ++j) {
+        const T* col = A.data() + j * lda;
+        const T want = op == 'C' ? blas::dotc<T>(h, m, col, 1, x.data(), 1) : blas::dot<T>(h, m, col, 1, x.data(), 1);
+        expect_close(y[size_t(j)], widen(want), 1.0, tolerance<T>(m), "gemv T column");
+      }
+    }
+  }
+}
+
 TYPED_TEST(Level2, ChunkedSweepsAreCorrectAndIndependentOfThreads) {
   using T = TypeParam;
   constexpr bool herm = is_cplx<T>;

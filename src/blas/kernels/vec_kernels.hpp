@@ -26,8 +26,9 @@ struct VecKernels {
   // the c form), one pass over y for four columns.
   void (*axpy_dotu4)(index_t n, const T* alpha, const T* const* a, const T* x, T* y, T* dot);
   void (*axpy_dotc4)(index_t n, const T* alpha, const T* const* a, const T* x, T* y, T* dot);
-  // dot[c] = dotu(n, a[c], x) (dotc for the c form) for c < 4, each bit for bit what dotu
-  // (dotc) gives: four columns stream at once against one pass over x.
+  // dot[c] = sum a[c]_i x_i (conj(a) for the c form) for c < 4, in dotu's lanes and order:
+  // four columns stream at once against one pass over x. (The bits can still differ from
+  // dotu's where the compiler fuses multiply-adds in one kernel and not the other.)
   void (*dotu4)(index_t n, const T* const* a, const T* x, T* dot);
   void (*dotc4)(index_t n, const T* const* a, const T* x, T* dot);
 };

@@ -33,39 +33,6 @@ T dot_kernel(index_t n, const T* x, const T* y) {
   return acc[0] + tail;
 }
 
-// Four dot_kernel<T, Conj>(n, a[c], x) at once: the same lanes and the same combine per
-// column, so each result is bitwise the single dot's.
-template <class T, bool Conj>
-void dot4_kernel(index_t n, const T* const* a, const T* __restrict x, T* dot) {
-  constexpr int lanes = is_complex_v<T> ? 8 : 16;
-  const T* __restrict c0 = a[0];
-  const T* __restrict c1 = a[1];
-  const T* __restrict c2 = a[2];
-  const T* __restrict c3 = a[3];
-  T acc[4][lanes] = {};
-  index_t i = 0;
-  for (; i + lanes <= n; i += lanes)
-    for (int l = 0; l < lanes; ++l) {
-      const T xi = x[i + l];
-      acc[0][l] += conj_if(Conj, c0[i + l]) * xi;
-      acc[1][l] += conj_if(Conj, c1[i + l]) * xi;
-      acc[2][l] += conj_if(Conj, c2[i + l]) * xi;
-      acc[3][l] += conj_if(Conj, c3[i + l]) * xi;
-    }
-  T tail[4] = {};
-  for (; i < n; ++i) {
-    tail[0] += conj_if(Conj, c0[i]) * x[i];
-    tail[1] += conj_if(Conj, c1[i]) * x[i];
-    tail[2] += conj_if(Conj, c2[i]) * x[i];
-    tail[3] += conj_if(Conj, c3[i]) * x[i];
-  }
-  for (int c = 0; c < 4; ++c) {
-    for (int w = lanes / 2; w > 0; w /= 2)
-      for (int l = 0; l < w; ++l) acc[c][l] += acc[c][l + w];
-    dot[c] = acc[c][0] + tail[c];
-  }
-}
-
 template <class T>
 void axpy4_kernel(index_t n, const T* alpha, const T* const* x, T* __restrict y) {
   const T a0 = alpha[0], a1 = alpha[1], a2 = alpha[2], a3 = alpha[3];
@@ -97,21 +64,25 @@ T axpy_dot_kernel(index_t n, T alpha, const T* __restrict a, const T* __restrict
   return acc[0] + tail;
 }
 
-template <class T, bool Conj>
-void axpy_dot4_kernel(index_t n, const T* alpha, const T* const* a, const T* __restrict x, T* __restrict y,
-                      T* dot) {
-  constexpr int lanes = is_complex_v<T> ? 4 : 8;
-  const T a0 = alpha[0], a1 = alpha[1], a2 = alpha[2], a3 = alpha[3];
+// Four columns a[c] at once against one pass over x: dot[c] = sum a[c]_i x_i (conj(a) for
+// the c form) in Lanes accumulators combined pairwise, and with Axpy also
+// y += sum_c alpha[c] a[c] (added in column order, as four axpy calls would).
+template <class T, bool Conj, int Lanes, bool Axpy>
+void four_columns_kernel(index_t n, const T* alpha, const T* const* a, const T* __restrict x, T* __restrict y,
+                         T* dot) {
   const T* __restrict c0 = a[0];
   const T* __restrict c1 = a[1];
   const T* __restrict c2 = a[2];
   const T* __restrict c3 = a[3];
-  T acc[4][lanes] = {};
+  T a0{}, a1{}, a2{}, a3{};
+  if constexpr (Axpy) a0 = alpha[0], a1 = alpha[1], a2 = alpha[2], a3 = alpha[3];
+  T acc[4][Lanes] = {};
   index_t i = 0;
-  for (; i + lanes <= n; i += lanes)
-    for (int l = 0; l < lanes; ++l) {
+  for (; i + Lanes <= n; i += Lanes)
+    for (int l = 0; l < Lanes; ++l) {
       const T xi = x[i + l];
-      y[i + l] = (((y[i + l] + a0 * c0[i + l]) + a1 * c1[i + l]) + a2 * c2[i + l]) + a3 * c3[i + l];
+      if constexpr (Axpy)
+        y[i + l] = (((y[i + l] + a0 * c0[i + l]) + a1 * c1[i + l]) + a2 * c2[i + l]) + a3 * c3[i + l];
       acc[0][l] += conj_if(Conj, c0[i + l]) * xi;
       acc[1][l] += conj_if(Conj, c1[i + l]) * xi;
       acc[2][l] += conj_if(Conj, c2[i + l]) * xi;
@@ -119,17 +90,29 @@ void axpy_dot4_kernel(index_t n, const T* alpha, const T* const* a, const T* __r
     }
   T tail[4] = {};
   for (; i < n; ++i) {
-    y[i] = (((y[i] + a0 * c0[i]) + a1 * c1[i]) + a2 * c2[i]) + a3 * c3[i];
+    if constexpr (Axpy) y[i] = (((y[i] + a0 * c0[i]) + a1 * c1[i]) + a2 * c2[i]) + a3 * c3[i];
     tail[0] += conj_if(Conj, c0[i]) * x[i];
     tail[1] += conj_if(Conj, c1[i]) * x[i];
     tail[2] += conj_if(Conj, c2[i]) * x[i];
     tail[3] += conj_if(Conj, c3[i]) * x[i];
   }
   for (int c = 0; c < 4; ++c) {
-    for (int w = lanes / 2; w > 0; w /= 2)
+    for (int w = Lanes / 2; w > 0; w /= 2)
       for (int l = 0; l < w; ++l) acc[c][l] += acc[c][l + w];
     dot[c] = acc[c][0] + tail[c];
   }
+}
+
+// The axpys of axpy4_kernel and four dots in one pass over y.
+template <class T, bool Conj>
+void axpy_dot4_kernel(index_t n, const T* alpha, const T* const* a, const T* x, T* y, T* dot) {
+  four_columns_kernel<T, Conj, is_complex_v<T> ? 4 : 8, true>(n, alpha, a, x, y, dot);
+}
+
+// Four dot_kernel<T, Conj>(n, a[c], x): the same lanes and the same combine per column.
+template <class T, bool Conj>
+void dot4_kernel(index_t n, const T* const* a, const T* x, T* dot) {
+  four_columns_kernel<T, Conj, is_complex_v<T> ? 8 : 16, false>(n, nullptr, a, x, nullptr, dot);
 }
 
 template <class T>

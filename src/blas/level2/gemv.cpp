@@ -59,23 +59,35 @@ void general_mv(const Handle& h, Op trans, index_t m, index_t n, const BandView<
   } else {
     auto dot = trans == Op::C ? k.dotc : k.dotu;
     auto dot4 = trans == Op::C ? k.dotc4 : k.dotu4;
-    parallel_ranges(h, n, work, [&](index_t j0, index_t j1) {
-      index_t j = j0;
-      // A full matrix four columns at a time (each dot bitwise the single one): four streams
-      // of A against one pass over x (one column at a time, sgemv T ran at 0.67x OpenBLAS).
-      if (A.full)
-        for (; j + 4 <= j1; j += 4) {
+    auto single = [&](index_t j) {
+      const index_t lo = A.first(j), hi = A.last(j);
+      if (lo > hi) return;
+      yd[j] += alpha * dot(hi - lo + 1, A.col(j), xd + lo);
+    };
+    if (!A.full) {
+      parallel_ranges(h, n, work, [&](index_t j0, index_t j1) {
+        for (index_t j = j0; j < j1; ++j) single(j);
+      });
+    } else {
+      // A full matrix four columns at a time: four streams of A against one pass over x (one
+      // column at a time, sgemv T ran at 0.67x OpenBLAS). Threads split whole groups of four,
+      // so which kernel computes column j (the four-column one, or the single dot for the last
+      // n mod 4) depends on j and n only: the same bits for any thread count (the two kernels
+      // may round differently where the compiler fuses multiply-adds differently).
+      parallel_ranges(h, (n + 3) / 4, work, [&](index_t g0, index_t g1) {
+        for (index_t g = g0; g < g1; ++g) {
+          const index_t j = 4 * g;
+          if (j + 4 > n) {
+            for (index_t c = j; c < n; ++c) single(c);
+            continue;
+          }
           const T* cols[4] = {A.col(j), A.col(j + 1), A.col(j + 2), A.col(j + 3)};
           T d[4];
           dot4(m, cols, xd, d);
           for (int c = 0; c < 4; ++c) yd[j + c] += alpha * d[c];
         }
-      for (; j < j1; ++j) {
-        const index_t lo = A.first(j), hi = A.last(j);
-        if (lo > hi) continue;
-        yd[j] += alpha * dot(hi - lo + 1, A.col(j), xd + lo);
-      }
-    });
+      });
+    }
   }
   yv.store();
 }
