@@ -290,6 +290,31 @@ void check_trsm_inverse_accuracy() {
     }
 }
 
+// A NaN in one right-hand side reaches exactly the entries substitution makes NaN (those
+// solved after it), whether the column is solved with many others (the inverse path, which
+// falls back to substitution for a block holding a NaN) or alone; the other columns stay
+// finite.
+TEST(Level3Accuracy, TrsmNanReachesWhatSubstitutionReaches) {
+  const int64_t na = 150, nrhs = 20;
+  std::vector<double> A(size_t(na * na), 0.0);
+  for (int64_t j = 0; j < na; ++j)
+    for (int64_t i = j; i < na; ++i) A[size_t(i + j * na)] = i == j ? 2.0 : 0.01;
+  std::vector<double> B(size_t(na * nrhs), 1.0);
+  B[size_t(100 + 5 * na)] = std::numeric_limits<double>::quiet_NaN();
+  blas::Handle h;
+  std::vector<double> all = B, one(B.begin() + 5 * na, B.begin() + 6 * na);
+  blas::trsm<double>(h, Side::left, Uplo::lower, Op::N, Diag::non_unit, na, nrhs, 1.0, A.data(), na, all.data(), na);
+  blas::trsm<double>(h, Side::left, Uplo::lower, Op::N, Diag::non_unit, na, 1, 1.0, A.data(), na, one.data(), na);
+  for (int64_t j = 0; j < nrhs; ++j)
+    for (int64_t i = 0; i < na; ++i) {
+      const double v = all[size_t(i + j * na)];
+      if (j == 5) EXPECT_EQ(std::isnan(v), std::isnan(one[size_t(i)])) << "row " << i;
+      else EXPECT_TRUE(std::isfinite(v)) << "row " << i << " column " << j;
+    }
+  EXPECT_FALSE(std::isnan(all[size_t(99 + 5 * na)]));  // solved before the NaN
+  EXPECT_TRUE(std::isnan(all[size_t(100 + 5 * na)]));
+}
+
 TEST(Level3Accuracy, TrsmThroughInversesIsAsAccurateAsSubstitution) {
   check_trsm_inverse_accuracy<float>();
   check_trsm_inverse_accuracy<double>();

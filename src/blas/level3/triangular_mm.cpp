@@ -9,6 +9,7 @@
 //         inverse costs nb^3/6 once per block); with few, substitution, whose columns (rows)
 //         of B are independent and split across threads.
 // op(A) is "effectively upper" when A is upper and op = N, or A is lower and op = T/C.
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -173,23 +174,42 @@ void invert_diagonal_block(const TriangularA<T>& A, index_t d0, index_t nb, std:
 // substitution alone).
 inline constexpr index_t trsm_inverse_min_rhs = 16;
 
-// X = inv(op(A)_dd) * X (left, X nb x other) or X * inv(op(A)_dd) (right, X other x nb), in
-// place through the scratch `product`.
 template <class T>
-void solve_by_inverse(const Handle& h, Side side, const TriangularA<T>& A, index_t d0, index_t nb, index_t other,
+bool finite(T v) {
+  if constexpr (is_complex_v<T>) return std::isfinite(v.real()) && std::isfinite(v.imag());
+  else return std::isfinite(v);
+}
+
+template <class T>
+bool all_finite(index_t rows, index_t cols, const T* a, index_t lda) {
+  for (index_t j = 0; j < cols; ++j)
+    for (index_t i = 0; i < rows; ++i)
+      if (!finite(a[i + j * lda])) return false;
+  return true;
+}
+
+// X = inv(op(A)_dd) * X (left, X nb x other) or X * inv(op(A)_dd) (right, X other x nb), in
+// place through the scratch `product`. Returns false, having changed nothing, when the inverse
+// or X holds an Inf or NaN: the full-square product would spread it through the zeros of the
+// inverse's other triangle (0 * NaN) to entries that substitution leaves finite, so those
+// blocks are solved by substitution.
+template <class T>
+bool solve_by_inverse(const Handle& h, Side side, const TriangularA<T>& A, index_t d0, index_t nb, index_t other,
                       T* X, index_t ldb, std::vector<T>& dense, std::vector<T>& inv, std::vector<T>& product) {
   inv.resize(size_t(nb * nb));
   invert_diagonal_block(A, d0, nb, dense, inv.data());
+  const index_t rows = side == Side::left ? nb : other, cols = side == Side::left ? other : nb;
+  if (!all_finite(nb, nb, inv.data(), nb) || !all_finite(rows, cols, X, ldb)) return false;
   product.resize(size_t(nb * other));
   // The product's columns copied back whole (element by element, with X and the scratch
   // possibly aliased for all the compiler knew, the copy was a fifth of a 256 x 256 strsm).
-  const index_t rows = side == Side::left ? nb : other, cols = side == Side::left ? other : nb;
   if (side == Side::left)
     gemm<T>(h, Op::N, Op::N, nb, other, nb, T(1), inv.data(), nb, X, ldb, T(0), product.data(), nb);
   else
     gemm<T>(h, Op::N, Op::N, other, nb, nb, T(1), X, ldb, inv.data(), nb, T(0), product.data(), other);
   for (index_t j = 0; j < cols; ++j)
     std::memcpy(X + j * ldb, product.data() + j * rows, sizeof(T) * size_t(rows));
+  return true;
 }
 
 template <class T>
@@ -203,8 +223,9 @@ void triangular_solve(const Handle& h, Side side, const TriangularA<T>& A, index
   const index_t other = left ? n : m;
   std::vector<T> dense, inv, product;
   auto solve_block = [&](index_t d0, index_t nb, T* X) {
-    if (other >= trsm_inverse_min_rhs) solve_by_inverse(h, side, A, d0, nb, other, X, ldb, dense, inv, product);
-    else solve_diagonal_block(h, side, A, d0, nb, other, X, ldb);
+    if (other >= trsm_inverse_min_rhs && solve_by_inverse(h, side, A, d0, nb, other, X, ldb, dense, inv, product))
+      return;
+    solve_diagonal_block(h, side, A, d0, nb, other, X, ldb);
   };
   for_each_block(na, forward, [&](index_t d0, index_t nb) {
     const index_t d1 = d0 + nb;
