@@ -87,15 +87,14 @@ void triangular_multiply(const Handle& h, Side side, const TriangularA<T>& A, in
       gemm<T>(h, A.op, Op::N, nb, n, nb, alpha, diag.data(), nb, B + d0, ldb, T(0), out.data(), nb);
       const index_t r0 = eu ? d1 : 0, r1 = eu ? m : d0;  // the other rows op(A)_d reads
       if (r1 > r0) gemm<T>(h, A.op, Op::N, nb, n, r1 - r0, alpha, A.block(d0, r0), A.lda, B + r0, ldb, T(1), out.data(), nb);
-      for (index_t j = 0; j < n; ++j)
-        for (index_t i = 0; i < nb; ++i) B[(d0 + i) + j * ldb] = out[size_t(i + j * nb)];
+      for (index_t j = 0; j < n; ++j)  // whole columns (see solve_by_inverse)
+        std::memcpy(B + d0 + j * ldb, out.data() + j * nb, sizeof(T) * size_t(nb));
     } else {
       out.resize(size_t(m * nb));
       gemm<T>(h, Op::N, A.op, m, nb, nb, alpha, B + d0 * ldb, ldb, diag.data(), nb, T(0), out.data(), m);
       const index_t c0 = eu ? 0 : d1, c1 = eu ? d0 : n;  // the other columns of B feeding block d
       if (c1 > c0) gemm<T>(h, Op::N, A.op, m, nb, c1 - c0, alpha, B + c0 * ldb, ldb, A.block(c0, d0), A.lda, T(1), out.data(), m);
-      for (index_t j = 0; j < nb; ++j)
-        for (index_t i = 0; i < m; ++i) B[i + (d0 + j) * ldb] = out[size_t(i + j * m)];
+      for (index_t j = 0; j < nb; ++j) std::memcpy(B + (d0 + j) * ldb, out.data() + j * m, sizeof(T) * size_t(m));
     }
   });
 }
