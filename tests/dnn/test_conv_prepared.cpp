@@ -285,6 +285,25 @@ TEST(ConvPrepared, HeuristicForPreparedFiltersLeavesOutTheFilterTransform) {
   EXPECT_THROW(get_prepared_forward_algorithms(h, x16, w16, d.conv, y16), Error);
 }
 
+// The heuristic on strided layers, as measured (docs/dnn.md): implicit GEMM for a prepared
+// filter on channels-last input (no window gather for 1x1, none of the lowering im2col pays),
+// im2col for a large filter used per call (implicit GEMM packs the filter on every call).
+TEST(ConvPrepared, HeuristicOnStridedLayersFollowsTheFilterPacking) {
+  Handle h;
+  h.set_num_threads(1);
+  const Spec proj{"res5_proj_s2", 1, 1024, 2048, 1, {14, 14}, {1, 1}, {0, 0}, {2, 2}, {1, 1}};
+  const Spec s2{"res5_3x3_s2", 1, 512, 512, 1, {14, 14}, {3, 3}, {1, 1}, {2, 2}, {1, 1}};
+  for (const Spec& s : {proj, s2}) {
+    const Descs d = make_descs(s, Layout::nhwc, FilterLayout::krsc);
+    const auto prepared = get_prepared_forward_algorithms(h, d.x, d.w, d.conv, d.y);
+    const auto per_call = get_forward_algorithms(h, d.x, d.w, d.conv, d.y);
+    ASSERT_FALSE(prepared.empty());
+    ASSERT_FALSE(per_call.empty());
+    EXPECT_EQ(prepared.front().algo, ConvAlgo::implicit_gemm) << s.name << ": " << prepared.front().reason;
+    EXPECT_EQ(per_call.front().algo, ConvAlgo::im2col_gemm) << s.name << ": " << per_call.front().reason;
+  }
+}
+
 TEST(ConvPrepared, RefusesCallsItWasNotPreparedForAndWritesNothing) {
   Handle h;
   const Spec s{"refuse", 1, 8, 8, 1, {10, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};

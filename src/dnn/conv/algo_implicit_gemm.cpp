@@ -39,9 +39,21 @@ class ImplicitGemmAlgorithm final : public ConvAlgorithm {
     // GEMM-engine speed, less the gather on the packed operand (heavier for large filters
     // over few channels, where each packed element is reused least). The band path has no
     // gather (its input rows are read in place): with the penalty, conv1 ranked im2col first,
-    // which ran 5.8 ms against the band path's 3.0 (NHWC, batch 1, 1 thread).
-    const double gather_penalty = band_serves(p) ? 1.0 : p.cg() < 16 ? 1.6 : 1.1;
-    return p.flops() * gather_penalty / (60e9 * std::max(1, p.threads));
+    // which ran 5.8 ms against the band path's 3.0 (NHWC, batch 1, 1 thread). A 1x1 filter on
+    // channels-last input has no window to gather (a strided one reads a strided matrix; from
+    // NCHW planes it gathers), and long channel runs amortise a window's gather: with 1.1 for
+    // both, the strided 1x1 layers and res5_3x3_s2 with prepared filters ranked im2col first,
+    // which ran 1.03-1.4x slower (ResNet-50, batch 1, both layouts).
+    // An unprepared filter is packed into the kernel's panels on every call, ~1 ns per
+    // element on one thread (measured, res5 layers: per call implicit GEMM ran 1.1-2.5 ms
+    // behind im2col, which multiplies the filter as it lies, for 2.1-2.4 M filter elements).
+    const bool no_window = p.filter_spatial() == 1 && p.x_nhwc();
+    const double gather_penalty = band_serves(p) || no_window ? 1.0
+                                  : p.cg() < 16               ? 1.6
+                                  : p.cg() < 64               ? 1.1
+                                                              : 1.03;
+    const double filter_packing = p.filter_prepared ? 0.0 : double(p.k * p.cg() * p.filter_spatial()) * 1e-9;
+    return p.flops() * gather_penalty / (60e9 * std::max(1, p.threads)) + filter_packing;
   }
   // Prepared: the filter packed once into the kernel's panels (the per-call packing of the
   // filter operand disappears; most visible where few pixels reuse a large filter).
