@@ -1,7 +1,8 @@
 // BLAS routines beyond gemm through the CBLAS ABI: strata's drop-in libblas.so.3 against another
 // CBLAS library (OpenBLAS), both loaded with dlopen side by side and called alternately, 9 times
 // each; prints the median GFLOPS of each and the ratio. Level 2: gemv (N, T, strided), trsv,
-// trmv, symv, ger, syr, tbsv, cgemv, ctrsv; Level 3: trsm, trmm, syrk, symm, syr2k (f32).
+// trmv, symv, ger, syr, tbsv, cgemv, ctrsv; Level 3: trsm, trmm, syrk, symm, syr2k (f32) and,
+// for scale, dgemm, cgemm and zgemm.
 // Run it with OPENBLAS_CORETYPE unset and one thread for both (the command is in
 // docs/PERFORMANCE.md): cblas_vs_peer N STRATA_LIBBLAS PEER_CBLAS [level2|level3]
 #include <dlfcn.h>
@@ -55,6 +56,10 @@ using Ctrsv = void (*)(int, int, int, int, int, const void*, int, void*, int);
 using Trsm = void (*)(int, int, int, int, int, int, int, float, const float*, int, float*, int);
 using Syrk = void (*)(int, int, int, int, int, float, const float*, int, float, float*, int);
 using Product = void (*)(int, int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
+using ComplexGemm = void (*)(int, int, int, int, int, int, const void*, const void*, int, const void*, int, const void*,
+                             void*, int);
+using Dgemm = void (*)(int, int, int, int, int, int, double, const double*, int, const double*, int, double, double*,
+                       int);
 
 struct Case {
   const char* name;
@@ -85,6 +90,11 @@ int main(int argc, char** argv) {
   const double n2 = double(n) * n, n3 = n2 * n;
   const float one = 1, zero = 0;
   const cf cone(1, 0), czero(0, 0);
+  using cd = std::complex<double>;
+  const cd zone(1, 0), zzero(0, 0);
+  std::vector<cf> Bc(nn, cf(0.5f, -0.25f)), Wc(nn);
+  std::vector<cd> Az(nn, cd(0.001, 0.002)), Bz(nn, cd(0.5, -0.25)), Wz(nn);
+  std::vector<double> Ad(A.begin(), A.end()), Bd(B.begin(), B.end()), Wd(nn);
   const std::vector<Case> cases = {
       {"sgemv N", 2, 2 * n2, [&](const Library& l) { l.get<Gemv>("cblas_sgemv")(kCol, kN, n, n, one, A.data(), n, x.data(), 1, zero, y.data(), 1); }},
       {"sgemv T", 2, 2 * n2, [&](const Library& l) { l.get<Gemv>("cblas_sgemv")(kCol, kT, n, n, one, A.data(), n, x.data(), 1, zero, y.data(), 1); }},
@@ -105,6 +115,9 @@ int main(int argc, char** argv) {
       {"ssyrk L T", 3, n3, [&](const Library& l) { l.get<Syrk>("cblas_ssyrk")(kCol, kLo, kT, n, n, one, B.data(), n, zero, W.data(), n); }},
       {"ssymm L U", 3, 2 * n3, [&](const Library& l) { l.get<Product>("cblas_ssymm")(kCol, kLeft, kUp, n, n, one, A.data(), n, B.data(), n, zero, W.data(), n); }},
       {"ssyr2k U N", 3, 2 * n3, [&](const Library& l) { l.get<Product>("cblas_ssyr2k")(kCol, kUp, kN, n, n, one, A.data(), n, B.data(), n, zero, W.data(), n); }},
+      {"dgemm N N", 3, 2 * n3, [&](const Library& l) { l.get<Dgemm>("cblas_dgemm")(kCol, kN, kN, n, n, n, 1.0, Ad.data(), n, Bd.data(), n, 0.0, Wd.data(), n); }},
+      {"cgemm N N", 3, 8 * n3, [&](const Library& l) { l.get<ComplexGemm>("cblas_cgemm")(kCol, kN, kN, n, n, n, &cone, Ac.data(), n, Bc.data(), n, &czero, Wc.data(), n); }},
+      {"zgemm N N", 3, 8 * n3, [&](const Library& l) { l.get<ComplexGemm>("cblas_zgemm")(kCol, kN, kN, n, n, n, &zone, Az.data(), n, Bz.data(), n, &zzero, Wz.data(), n); }},
   };
   std::printf("%-15s %6s %12s %12s %8s\n", "routine", "n", "strata GF/s", "peer GF/s", "ratio");
   for (const Case& c : cases) {
