@@ -21,9 +21,9 @@ namespace {
 // (bench/huge_pages_ab: prepared filters, NHWC batch 1, 1 thread): Winograd res5_3x3 (16 MB)
 // 1.03-1.09x, res4_3x3 1.02-1.07x, res5_proj_s2 (8 MB) 1.02-1.06x, res5_3x3_s2 (9 MB)
 // 1.00-1.04x; filters under 2 MiB and sgemm's packing buffers within the spread. Per-call
-// temporaries stay on 4 KiB pages: with cgemm's split planes (allocated per call) on huge pages
+// temporaries stay on 4 KiB pages: with cgemm's split planes allocated per call on huge pages
 // each call faulted in and zeroed whole 2 MiB pages (0.93-0.96x at 256-1024, worst call at
-// 1024 219 ms against 149; a noisy harness, but nothing to gain there).
+// 1024 219 ms against 149). Those planes now live in a kept per-thread buffer (gemm_dispatch).
 constexpr std::size_t kHugePage = std::size_t(2) << 20;
 
 // Read at each large allocation (few, and each costs far more than a getenv).
