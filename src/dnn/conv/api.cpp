@@ -4,7 +4,6 @@
 #include "selection.hpp"
 #include "strata/core/memory.hpp"
 #include "strata/core/status.hpp"
-#include "strata/tile/workspace.hpp"
 
 namespace strata::dnn {
 
@@ -31,8 +30,10 @@ void run_explicit(const Handle& h, const ConvDescs& d, ConvAlgo algo, const void
 std::byte* convenience_workspace(std::size_t bytes, AlignedArray<std::byte>& owned) {
   constexpr std::size_t kept_bytes = std::size_t(256) << 20;
   if (bytes > kept_bytes) return (owned = make_aligned<std::byte>(bytes)).get();
-  thread_local tile::PackBuffer kept;
-  return static_cast<std::byte*>(kept.get(bytes));
+  thread_local AlignedArray<std::byte> kept;
+  thread_local std::size_t capacity = 0;
+  if (bytes > capacity) kept = make_aligned_long_lived<std::byte>(capacity = bytes);
+  return kept.get();
 }
 
 // Runs with the cached or heuristic choice and an internal workspace.
