@@ -25,10 +25,10 @@ void run_explicit(const Handle& h, const ConvDescs& d, ConvAlgo algo, const void
 
 // The convenience calls' workspace: kept by each calling thread between calls and grown as
 // needed (up to 256 MiB; larger ones are allocated per call). Allocated per call, its pages
-// were faulted in on every call — ~3 us a page on this VM, a fifth of a res2_3x3 forward's
-// 2.1 ms (Winograd's 7 MB workspace). Its own bookkeeping rather than a thread_local
-// tile::PackBuffer: that would export the tile type's destructor from this library
-// (install.libraries_keep_their_tile_instantiations_hidden).
+// were faulted in on every call — ~3 us a page on this VM: res2_3x3 forward (Winograd, 7 MB
+// of workspace) took 4.1 ms against 1.75 with the buffer kept. Its own bookkeeping rather
+// than a thread_local tile::PackBuffer: that would export the tile type's destructor from
+// this library (install.libraries_keep_their_tile_instantiations_hidden).
 std::byte* convenience_workspace(std::size_t bytes, AlignedArray<std::byte>& owned) {
   constexpr std::size_t kept_bytes = std::size_t(256) << 20;
   if (bytes > kept_bytes) return (owned = make_aligned<std::byte>(bytes)).get();
