@@ -11,7 +11,6 @@
 //         of B are independent and split across threads.
 // op(A) is "effectively upper" when A is upper and op = N, or A is lower and op = T/C.
 #include <cmath>
-#include <cstring>
 #include <vector>
 
 #include "../common/blocking.hpp"
@@ -87,14 +86,13 @@ void triangular_multiply(const Handle& h, Side side, const TriangularA<T>& A, in
       gemm<T>(h, A.op, Op::N, nb, n, nb, alpha, diag.data(), nb, B + d0, ldb, T(0), out.data(), nb);
       const index_t r0 = eu ? d1 : 0, r1 = eu ? m : d0;  // the other rows op(A)_d reads
       if (r1 > r0) gemm<T>(h, A.op, Op::N, nb, n, r1 - r0, alpha, A.block(d0, r0), A.lda, B + r0, ldb, T(1), out.data(), nb);
-      for (index_t j = 0; j < n; ++j)  // whole columns (see solve_by_inverse)
-        std::memcpy(B + d0 + j * ldb, out.data() + j * nb, sizeof(T) * size_t(nb));
+      copy_matrix(nb, n, out.data(), nb, B + d0, ldb);
     } else {
       out.resize(size_t(m * nb));
       gemm<T>(h, Op::N, A.op, m, nb, nb, alpha, B + d0 * ldb, ldb, diag.data(), nb, T(0), out.data(), m);
       const index_t c0 = eu ? 0 : d1, c1 = eu ? d0 : n;  // the other columns of B feeding block d
       if (c1 > c0) gemm<T>(h, Op::N, A.op, m, nb, c1 - c0, alpha, B + c0 * ldb, ldb, A.block(c0, d0), A.lda, T(1), out.data(), m);
-      for (index_t j = 0; j < nb; ++j) std::memcpy(B + (d0 + j) * ldb, out.data() + j * m, sizeof(T) * size_t(m));
+      copy_matrix(m, nb, out.data(), m, B + d0 * ldb, ldb);
     }
   });
 }
@@ -196,19 +194,17 @@ bool all_finite(index_t rows, index_t cols, const T* a, index_t lda) {
 template <class T>
 bool solve_by_inverse(const Handle& h, Side side, const TriangularA<T>& A, index_t d0, index_t nb, index_t other,
                       T* X, index_t ldb, std::vector<T>& dense, std::vector<T>& inv, std::vector<T>& product) {
+  const index_t rows = side == Side::left ? nb : other, cols = side == Side::left ? other : nb;
+  if (!all_finite(rows, cols, X, ldb)) return false;
   inv.resize(size_t(nb * nb));
   invert_diagonal_block(A, d0, nb, dense, inv.data());
-  const index_t rows = side == Side::left ? nb : other, cols = side == Side::left ? other : nb;
-  if (!all_finite(nb, nb, inv.data(), nb) || !all_finite(rows, cols, X, ldb)) return false;
+  if (!all_finite(nb, nb, inv.data(), nb)) return false;
   product.resize(size_t(nb * other));
-  // The product's columns copied back whole (element by element, with X and the scratch
-  // possibly aliased for all the compiler knew, the copy was a fifth of a 256 x 256 strsm).
   if (side == Side::left)
     gemm<T>(h, Op::N, Op::N, nb, other, nb, T(1), inv.data(), nb, X, ldb, T(0), product.data(), nb);
   else
     gemm<T>(h, Op::N, Op::N, other, nb, nb, T(1), X, ldb, inv.data(), nb, T(0), product.data(), other);
-  for (index_t j = 0; j < cols; ++j)
-    std::memcpy(X + j * ldb, product.data() + j * rows, sizeof(T) * size_t(rows));
+  copy_matrix(rows, cols, product.data(), rows, X, ldb);
   return true;
 }
 
