@@ -24,7 +24,7 @@ template <class T>
 class Level3 : public ::testing::Test {};
 TYPED_TEST_SUITE(Level3, Types);
 
-constexpr int64_t kSizes[] = {0, 1, 13, 67, 131};
+constexpr int64_t kSizes[] = {0, 1, 13, 67, 131, 200};
 
 template <class T>
 bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {

@@ -31,6 +31,10 @@ struct VecKernels {
   // dotu's where the compiler fuses multiply-adds in one kernel and not the other.)
   void (*dotu4)(index_t n, const T* const* a, const T* x, T* dot);
   void (*dotc4)(index_t n, const T* const* a, const T* x, T* dot);
+  // inv := the inverse of the n x n `upper`/lower triangle of t (both column-major, ld n; t
+  // zero outside its triangle, inv written in full): trsm's diagonal leaves, whose inverses
+  // are applied by gemm.
+  void (*invert_triangle)(index_t n, bool upper, const T* t, T* inv);
 };
 
 struct VecKernelSet {

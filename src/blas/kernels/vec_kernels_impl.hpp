@@ -115,12 +115,64 @@ void dot4_kernel(index_t n, const T* const* a, const T* x, T* dot) {
   four_columns_kernel<T, Conj, is_complex_v<T> ? 8 : 16, false>(n, nullptr, a, x, nullptr, dot);
 }
 
+// y_c -= a_c * t for four columns y_c of length n: t is loaded once for all four. Blocks of
+// eight the compiler vectorises at -O2 (a plain loop of unknown length stays scalar there),
+// restrict on parameters (GCC ignores it on local pointers).
+template <class T>
+void subtract_multiples4(index_t n, const T* __restrict t, const T* a, T* __restrict y0, T* __restrict y1,
+                         T* __restrict y2, T* __restrict y3) {
+  const T a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+  index_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int l = 0; l < 8; ++l) {
+      const T v = t[i + l];
+      y0[i + l] -= v * a0, y1[i + l] -= v * a1, y2[i + l] -= v * a2, y3[i + l] -= v * a3;
+    }
+  for (; i < n; ++i) {
+    const T v = t[i];
+    y0[i] -= v * a0, y1[i] -= v * a1, y2[i] -= v * a2, y3[i] -= v * a3;
+  }
+}
+
+// Column-oriented: once entry p of every column of the inverse is final, it is multiplied by
+// the pivot's reciprocal and its multiple of t's column p is taken from the entries below
+// (lower) or above (upper) — independent updates down contiguous columns, four columns of the
+// inverse per pass over t's column. (Each entry as a dot product of what came before, one
+// dependent multiply-add after another, was a third of a 256 x 256 strsm; one column per pass
+// in a loop the compiler left scalar, a seventh.)
+template <class T>
+void invert_triangle_kernel(index_t n, bool upper, const T* t, T* inv) {
+  for (index_t k = 0; k < n * n; ++k) inv[k] = T(0);
+  for (index_t j = 0; j < n; ++j) inv[j + j * n] = T(1);
+  for (index_t s = 0; s < n; ++s) {
+    const index_t p = upper ? n - 1 - s : s;
+    const T reciprocal = T(1) / t[p + p * n];  // one division per pivot, not per entry
+    // Columns j of the inverse with a nonzero entry p: j <= p (lower) or j >= p (upper); the
+    // rows they update: [0, p) (upper) or (p, n).
+    const index_t j0 = upper ? p : 0, j1 = upper ? n : p + 1;
+    const index_t i0 = upper ? 0 : p + 1, i1 = upper ? p : n;
+    const T* column = t + p * n + i0;
+    index_t j = j0;
+    for (; j + 4 <= j1; j += 4) {
+      T* y = inv + j * n;
+      T a[4];
+      for (int c = 0; c < 4; ++c) a[c] = y[c * n + p] *= reciprocal;
+      subtract_multiples4(i1 - i0, column, a, y + i0, y + n + i0, y + 2 * n + i0, y + 3 * n + i0);
+    }
+    for (; j < j1; ++j) {
+      T* y = inv + j * n;
+      const T a = y[p] *= reciprocal;
+      for (index_t i = i0; i < i1; ++i) y[i] -= t[p * n + i] * a;
+    }
+  }
+}
+
 template <class T>
 constexpr VecKernels<T> make_kernels() {
   return {&axpy_kernel<T>,  &dot_kernel<T, false>,      &dot_kernel<T, true>,
           &scal_kernel<T>,  &axpy4_kernel<T>,           &axpy_dot_kernel<T, false>,
           &axpy_dot_kernel<T, true>, &axpy_dot4_kernel<T, false>, &axpy_dot4_kernel<T, true>,
-          &dot4_kernel<T, false>,    &dot4_kernel<T, true>};
+          &dot4_kernel<T, false>,    &dot4_kernel<T, true>,       &invert_triangle_kernel<T>};
 }
 
 constexpr VecKernelSet make_kernel_set() {

@@ -1,21 +1,24 @@
 // trmm and trsm on top of gemm.
 //
-// Both walk B in blocks of nb rows (side left) or columns (side right) in the order that
-// keeps the blocks they still read unmodified:
-//   trmm: new B_i = alpha*(op(A)_ii*B_i + op(A)_i,rest*B_rest), the rest not yet overwritten;
-//         the diagonal block is expanded to a full triangle and multiplied by gemm.
-//   trsm: rhs_i = alpha*B_i - op(A)_i,done*X_done (one gemm; side right: each solved block
-//         updates all later ones instead), then op(A)_ii*X_i = rhs_i:
-//         with many right-hand sides X_i = inv(op(A)_ii)*rhs_i, one more gemm (the nb x nb
-//         inverse costs nb^3/6 once per block); with few, substitution, whose columns (rows)
-//         of B are independent and split across threads.
+// Both halve the order of op(A) recursively (split_point) into the blocks
+//   op(A) = [A11 A12; A21 A22], one of A12/A21 zero,
+// so the off-diagonal block is one large gemm between the two halves of B, and only the
+// nb x nb diagonal leaves need their own kernels. The half done first keeps what the other
+// still reads unmodified:
+//   trmm: new B_dep = alpha*(A_dep,dep*B_dep + A_dep,ind*B_ind) is finished before B_ind is
+//         overwritten; a diagonal leaf is expanded to a full triangle and multiplied by gemm.
+//   trsm: X_first is solved, then rhs_second = alpha*B_second - A_second,first*X_first (one
+//         gemm), then X_second; a leaf op(A)_dd*X = rhs is, with many right-hand sides,
+//         X = inv(op(A)_dd)*rhs, one more gemm (the nb x nb inverse costs nb^3/6 once per
+//         leaf); with few, substitution, whose columns (rows) of B are independent and split
+//         across threads.
 // op(A) is "effectively upper" when A is upper and op = N, or A is lower and op = T/C.
-#include <cmath>
 #include <vector>
 
 #include "../common/blocking.hpp"
 #include "../common/checks.hpp"
 #include "../common/parallel.hpp"
+#include "../kernels/vec_kernels.hpp"
 #include "strata/blas/level3.hpp"
 
 namespace strata::blas {
@@ -59,13 +62,29 @@ void check_triangular(Side side, Uplo uplo, Op transa, Diag diag, index_t m, ind
   check_ld(ldb, m, "ldb");
 }
 
-// Visits the diagonal blocks [d0, d0+nb) of an order-na matrix, forwards or backwards.
-template <class Fn>
-void for_each_block(index_t na, bool forward, Fn&& fn) {
-  const index_t count = (na + level3_block - 1) / level3_block;
-  for (index_t b = 0; b < count; ++b) {
-    const index_t d0 = (forward ? b : count - 1 - b) * level3_block;
-    fn(d0, std::min(level3_block, na - d0));
+// Rows (side left) or columns (side right) of a leaf product taken per gemm call: the
+// panels of a triangle hold nonzeros over 1/4, 2/4, 3/4 and all of its depth, so a product
+// in four panels does 5/8 of the full square's multiply-adds.
+inline constexpr index_t leaf_panel = level3_block / 4;
+
+// out := alpha * op(M) * X (left, X nb x other) or alpha * X * op(M) (right, X other x nb), for
+// an nb x nb M (column-major, ld nb, zeros outside its triangle) whose op is effectively upper
+// (eu) or lower: one gemm per panel over only the depth where that panel of op(M) is nonzero.
+// (One full-square product was a fifth of a 1024^2 trsm or trmm, half of it multiplying zeros.)
+template <class T>
+void triangle_times(const Handle& h, bool left, bool eu, Op op, index_t nb, index_t other, T alpha, const T* M,
+                    const T* X, index_t ldx, T* out, index_t ldo) {
+  auto block = [&](index_t r0, index_t c0) { return op == Op::N ? M + r0 + c0 * nb : M + c0 + r0 * nb; };
+  for (index_t p0 = 0; p0 < nb; p0 += leaf_panel) {
+    const index_t p1 = std::min(nb, p0 + leaf_panel);
+    if (left) {  // rows p0..p1 of op(M): nonzero in columns [p0, nb) (upper) or [0, p1)
+      const index_t c0 = eu ? p0 : 0, c1 = eu ? nb : p1;
+      gemm<T>(h, op, Op::N, p1 - p0, other, c1 - c0, alpha, block(p0, c0), nb, X + c0, ldx, T(0), out + p0, ldo);
+    } else {  // columns p0..p1 of op(M): nonzero in rows [0, p1) (upper) or [p0, nb)
+      const index_t r0 = eu ? 0 : p0, r1 = eu ? p1 : nb;
+      gemm<T>(h, Op::N, op, other, p1 - p0, r1 - r0, alpha, X + r0 * ldx, ldx, block(r0, p0), nb, T(0),
+              out + p0 * ldo, ldo);
+    }
   }
 }
 
@@ -73,28 +92,38 @@ template <class T>
 void triangular_multiply(const Handle& h, Side side, const TriangularA<T>& A, index_t m, index_t n, T alpha, T* B,
                          index_t ldb) {
   const bool left = side == Side::left;
-  const index_t na = left ? m : n;
   const bool eu = A.effectively_upper();
   std::vector<T> diag, out;
-  // Left: rows below (eu) or above are still old when visiting forwards (eu) or backwards.
-  // Right: columns before (eu) or after; visit backwards (eu) or forwards.
-  for_each_block(na, left == eu, [&](index_t d0, index_t nb) {
-    const index_t d1 = d0 + nb;
+  auto leaf = [&](index_t d0, index_t nb) {
     A.expand_diagonal(d0, nb, diag);
     if (left) {
       out.resize(size_t(nb * n));
-      gemm<T>(h, A.op, Op::N, nb, n, nb, alpha, diag.data(), nb, B + d0, ldb, T(0), out.data(), nb);
-      const index_t r0 = eu ? d1 : 0, r1 = eu ? m : d0;  // the other rows op(A)_d reads
-      if (r1 > r0) gemm<T>(h, A.op, Op::N, nb, n, r1 - r0, alpha, A.block(d0, r0), A.lda, B + r0, ldb, T(1), out.data(), nb);
+      triangle_times(h, true, eu, A.op, nb, n, alpha, diag.data(), B + d0, ldb, out.data(), nb);
       copy_matrix(nb, n, out.data(), nb, B + d0, ldb);
     } else {
       out.resize(size_t(m * nb));
-      gemm<T>(h, Op::N, A.op, m, nb, nb, alpha, B + d0 * ldb, ldb, diag.data(), nb, T(0), out.data(), m);
-      const index_t c0 = eu ? 0 : d1, c1 = eu ? d0 : n;  // the other columns of B feeding block d
-      if (c1 > c0) gemm<T>(h, Op::N, A.op, m, nb, c1 - c0, alpha, B + c0 * ldb, ldb, A.block(c0, d0), A.lda, T(1), out.data(), m);
+      triangle_times(h, false, eu, A.op, nb, m, alpha, diag.data(), B + d0 * ldb, ldb, out.data(), m);
       copy_matrix(m, nb, out.data(), m, B + d0 * ldb, ldb);
     }
-  });
+  };
+  // The dependent half reads the other through the off-diagonal block, so it is finished
+  // first: left, the top half when effectively upper (B_1 += A12*B_2), else the bottom; right,
+  // the second half when effectively upper (B_2 += B_1*A12), else the first.
+  auto range = [&](auto&& self, index_t d0, index_t len) -> void {
+    halve_triangle(d0, len, leaf, [&](index_t lo0, index_t lo_len, index_t hi0, index_t hi_len) {
+      const bool dep_is_lo = left == eu;
+      const index_t dep0 = dep_is_lo ? lo0 : hi0, dep_len = dep_is_lo ? lo_len : hi_len;
+      const index_t ind0 = dep_is_lo ? hi0 : lo0, ind_len = dep_is_lo ? hi_len : lo_len;
+      self(self, dep0, dep_len);
+      if (left)
+        gemm<T>(h, A.op, Op::N, dep_len, n, ind_len, alpha, A.block(dep0, ind0), A.lda, B + ind0, ldb, T(1), B + dep0, ldb);
+      else
+        gemm<T>(h, Op::N, A.op, m, dep_len, ind_len, alpha, B + ind0 * ldb, ldb, A.block(ind0, dep0), A.lda, T(1),
+                B + dep0 * ldb, ldb);
+      self(self, ind0, ind_len);
+    });
+  };
+  range(range, index_t(0), left ? m : n);
 }
 
 // Substitution on one diagonal block: op(A)_dd * X = R (left, X is nb x n) or
@@ -134,36 +163,23 @@ void solve_diagonal_block(const Handle& h, Side side, const TriangularA<T>& A, i
 }
 
 // The inverse of the diagonal block op(A)_dd (nb x nb, column-major, zero outside its
-// triangle) into inv, column by column of op(A)_dd: once pivot p of every column of the
-// inverse is final, it is divided by the pivot and its multiple of op(A)_dd's column p is
-// taken from the entries below (lower) or above (upper) — independent updates down
-// contiguous columns. (Each entry as a dot product of what came before, one dependent
-// multiply-add after another, was a third of a 256 x 256 strsm.) The block is first copied
-// with op, conjugation and the unit diagonal applied, so the loops read a dense array.
+// triangle) into inv: the block is copied with op, conjugation and the unit diagonal applied,
+// so the ISA's invert_triangle kernel reads a dense array.
 template <class T>
-void invert_diagonal_block(const TriangularA<T>& A, index_t d0, index_t nb, std::vector<T>& dense, T* inv) {
-  const bool eu = A.effectively_upper();
+void invert_diagonal_block(const Handle& h, const TriangularA<T>& A, index_t d0, index_t nb, std::vector<T>& dense,
+                           T* inv) {
   dense.assign(size_t(nb * nb), T(0));
-  for (index_t j = 0; j < nb; ++j)
-    for (index_t i = eu ? 0 : j; i <= (eu ? j : nb - 1); ++i)
-      dense[size_t(i + j * nb)] = (A.unit && i == j) ? T(1) : A.op_at(d0 + i, d0 + j);
-  for (index_t k = 0; k < nb * nb; ++k) inv[k] = T(0);
-  for (index_t j = 0; j < nb; ++j) inv[j + j * nb] = T(1);
-  for (index_t s = 0; s < nb; ++s) {
-    const index_t p = eu ? nb - 1 - s : s;
-    const T pivot = dense[size_t(p + p * nb)];
-    const T* __restrict column = dense.data() + p * nb;
-    // Columns j of the inverse with a nonzero entry p: j <= p (lower) or j >= p (upper).
-    for (index_t j = eu ? p : 0; j < (eu ? nb : p + 1); ++j) {
-      T* __restrict y = inv + j * nb;
-      const T yp = y[p] / pivot;
-      y[p] = yp;
-      if (eu)
-        for (index_t i = 0; i < p; ++i) y[i] -= column[i] * yp;
-      else
-        for (index_t i = p + 1; i < nb; ++i) y[i] -= column[i] * yp;
+  const T* a = A.a + d0 + d0 * A.lda;
+  // A's stored triangle, column by column; for op T/C each column of A is a row of op(A).
+  for (index_t c = 0; c < nb; ++c)
+    for (index_t r = A.upper ? 0 : c; r <= (A.upper ? c : nb - 1); ++r) {
+      const T v = a[r + c * A.lda];
+      if (A.op == Op::N) dense[size_t(r + c * nb)] = v;
+      else dense[size_t(c + r * nb)] = conj_if(A.op == Op::C, v);
     }
-  }
+  if (A.unit)
+    for (index_t j = 0; j < nb; ++j) dense[size_t(j + j * nb)] = T(1);
+  vec_kernels<T>(h.isa()).invert_triangle(nb, A.effectively_upper(), dense.data(), inv);
 }
 
 // Right-hand sides from which the diagonal blocks are solved through their inverse: then the
@@ -172,17 +188,28 @@ void invert_diagonal_block(const TriangularA<T>& A, index_t d0, index_t nb, std:
 // substitution alone).
 inline constexpr index_t trsm_inverse_min_rhs = 16;
 
-template <class T>
-bool finite(T v) {
-  if constexpr (is_complex_v<T>) return std::isfinite(v.real()) && std::isfinite(v.imag());
-  else return std::isfinite(v);
+// Whether the `len` reals at x are all finite: x - x is 0 for them and NaN for an Inf or NaN,
+// and a NaN survives any sum. Eight independent sums the compiler can keep in one vector (a
+// per-element isfinite with an early exit was a tenth of a 1024^2 strsm: every leaf scans its
+// right-hand sides).
+template <class R>
+bool all_finite_run(const R* x, index_t len) {
+  R lanes[8] = {};
+  index_t i = 0;
+  for (; i + 8 <= len; i += 8)
+    for (int j = 0; j < 8; ++j) lanes[j] += x[i + j] - x[i + j];
+  R sum = 0;
+  for (; i < len; ++i) sum += x[i] - x[i];
+  for (R v : lanes) sum += v;
+  return sum == sum;
 }
 
 template <class T>
 bool all_finite(index_t rows, index_t cols, const T* a, index_t lda) {
+  using R = real_t<T>;
+  constexpr index_t reals = is_complex_v<T> ? 2 : 1;  // std::complex<R> is laid out as R[2]
   for (index_t j = 0; j < cols; ++j)
-    for (index_t i = 0; i < rows; ++i)
-      if (!finite(a[i + j * lda])) return false;
+    if (!all_finite_run(reinterpret_cast<const R*>(a + j * lda), rows * reals)) return false;
   return true;
 }
 
@@ -197,13 +224,11 @@ bool solve_by_inverse(const Handle& h, Side side, const TriangularA<T>& A, index
   const index_t rows = side == Side::left ? nb : other, cols = side == Side::left ? other : nb;
   if (!all_finite(rows, cols, X, ldb)) return false;
   inv.resize(size_t(nb * nb));
-  invert_diagonal_block(A, d0, nb, dense, inv.data());
+  invert_diagonal_block(h, A, d0, nb, dense, inv.data());
   if (!all_finite(nb, nb, inv.data(), nb)) return false;
   product.resize(size_t(nb * other));
-  if (side == Side::left)
-    gemm<T>(h, Op::N, Op::N, nb, other, nb, T(1), inv.data(), nb, X, ldb, T(0), product.data(), nb);
-  else
-    gemm<T>(h, Op::N, Op::N, other, nb, nb, T(1), X, ldb, inv.data(), nb, T(0), product.data(), other);
+  triangle_times(h, side == Side::left, A.effectively_upper(), Op::N, nb, other, T(1), inv.data(), X, ldb,
+                 product.data(), rows);
   copy_matrix(rows, cols, product.data(), rows, X, ldb);
   return true;
 }
@@ -212,35 +237,36 @@ template <class T>
 void triangular_solve(const Handle& h, Side side, const TriangularA<T>& A, index_t m, index_t n, T alpha, T* B,
                       index_t ldb) {
   const bool left = side == Side::left;
-  const index_t na = left ? m : n;
   const bool eu = A.effectively_upper();
-  // Left: upper solves from the bottom; right: upper solves from the left.
-  const bool forward = left != eu;
   const index_t other = left ? n : m;
   std::vector<T> dense, inv, product;
-  if (!left) scale_matrix(m, n, alpha, B, ldb);
-  auto solve_block = [&](index_t d0, index_t nb, T* X) {
-    if (other >= trsm_inverse_min_rhs && solve_by_inverse(h, side, A, d0, nb, other, X, ldb, dense, inv, product))
-      return;
-    solve_diagonal_block(h, side, A, d0, nb, other, X, ldb);
+  auto leaf_with = [&](T scale) {
+    return [&, scale](index_t d0, index_t nb) {
+      T* X = left ? B + d0 : B + d0 * ldb;
+      if (scale != T(1)) left ? scale_matrix(nb, n, scale, X, ldb) : scale_matrix(m, nb, scale, X, ldb);
+      if (other >= trsm_inverse_min_rhs && solve_by_inverse(h, side, A, d0, nb, other, X, ldb, dense, inv, product))
+        return;
+      solve_diagonal_block(h, side, A, d0, nb, other, X, ldb);
+    };
   };
-  for_each_block(na, forward, [&](index_t d0, index_t nb) {
-    const index_t d1 = d0 + nb;
-    if (left) {
-      const index_t r0 = forward ? 0 : d1, r1 = forward ? d0 : m;  // rows already solved
-      if (r1 > r0) gemm<T>(h, A.op, Op::N, nb, n, r1 - r0, T(-1), A.block(d0, r0), A.lda, B + r0, ldb, alpha, B + d0, ldb);
-      else scale_matrix(nb, n, alpha, B + d0, ldb);
-      solve_block(d0, nb, B + d0);
-    } else {
-      // Right side, right-looking: B was scaled by alpha first; the solved columns then update
-      // all the columns still to solve at once, so each solved block is packed once (gathering
-      // all solved columns again for every block, left-looking, was 15% of a 1024^2 strsm).
-      solve_block(d0, nb, B + d0 * ldb);
-      const index_t u0 = forward ? d1 : 0, u1 = forward ? n : d0;  // columns still to solve
-      if (u1 > u0)
-        gemm<T>(h, Op::N, A.op, m, u1 - u0, nb, T(-1), B + d0 * ldb, ldb, A.block(d0, u0), A.lda, T(1), B + u0 * ldb, ldb);
-    }
-  });
+  // Solved first: left, the bottom half when effectively upper; right, the first half when
+  // effectively upper. alpha scales the right-hand sides where they are first touched: the
+  // first half's leaves, and the second half through the coupling gemm's beta.
+  auto range = [&](auto&& self, index_t d0, index_t len, T scale) -> void {
+    halve_triangle(d0, len, leaf_with(scale), [&](index_t lo0, index_t lo_len, index_t hi0, index_t hi_len) {
+      const bool first_is_lo = left != eu;
+      const index_t f0 = first_is_lo ? lo0 : hi0, f_len = first_is_lo ? lo_len : hi_len;
+      const index_t s0 = first_is_lo ? hi0 : lo0, s_len = first_is_lo ? hi_len : lo_len;
+      self(self, f0, f_len, scale);
+      if (left)
+        gemm<T>(h, A.op, Op::N, s_len, n, f_len, T(-1), A.block(s0, f0), A.lda, B + f0, ldb, scale, B + s0, ldb);
+      else
+        gemm<T>(h, Op::N, A.op, m, s_len, f_len, T(-1), B + f0 * ldb, ldb, A.block(f0, s0), A.lda, scale,
+                B + s0 * ldb, ldb);
+      self(self, s0, s_len, T(1));
+    });
+  };
+  range(range, index_t(0), left ? m : n, alpha);
 }
 
 }  // namespace
