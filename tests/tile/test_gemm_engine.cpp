@@ -225,6 +225,61 @@ TEST(GemmEngine, BitwiseIdenticalForAnyThreadCount) {
   }
 }
 
+// Triangular output (gemmt, and through it syrk/syr2k on real types): only the uplo triangle
+// is read and written — the other holds NaN that must survive and must not leak in — the
+// triangle matches a double reference, and the bits do not depend on the thread count (the
+// columns are split by triangle area on micro-tile borders). Sizes cross the diagonal at
+// every micro-tile offset and k crosses KC.
+TEST(GemmEngine, TriangularOutputSkipsTheOtherTriangle) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (Isa isa : isas())
+    for (index_t n : {1, 7, 23, 130, 301})
+      for (index_t k : {3, 700})
+        for (Uplo uplo : {Uplo::upper, Uplo::lower})
+          for (Op ta : {Op::N, Op::T}) {
+            const Op tb = ta == Op::N ? Op::T : Op::N;
+            std::mt19937 rng(unsigned(n * 7 + k));
+            const index_t lda = (ta == Op::N ? n : k) + 1, ldc = n + 2;
+            std::vector<float> A(size_t(lda * (ta == Op::N ? k : n))), B(A.size());
+            for (auto& v : A) v = random_value<float>(rng);
+            for (auto& v : B) v = random_value<float>(rng);
+            std::vector<float> C0(size_t(ldc * n));
+            for (auto& v : C0) v = random_value<float>(rng);
+            auto inside = [&](index_t i, index_t j) { return uplo == Uplo::upper ? i <= j : i >= j; };
+            for (index_t j = 0; j < n; ++j)
+              for (index_t i = 0; i < ldc; ++i)
+                if (i >= n || !inside(i, j)) C0[size_t(i + j * ldc)] = nan;
+            std::vector<float> first;
+            for (int threads : {1, 2, 3}) {
+              for (float beta : {0.0f, -0.5f}) {
+                std::vector<float> C = C0;
+                if (beta == 0.0f)  // not read: NaN inside too
+                  for (auto& v : C) v = nan;
+                Handle h;
+                h.set_isa(isa);
+                h.set_num_threads(threads);
+                gemmt<float>(h, uplo, ta, tb, n, k, 1.5f, A.data(), lda, B.data(), lda, beta, C.data(), ldc);
+                for (index_t j = 0; j < n; ++j)
+                  for (index_t i = 0; i < ldc; ++i) {
+                    const float got = C[size_t(i + j * ldc)];
+                    if (i >= n || !inside(i, j)) {
+                      ASSERT_TRUE(std::isnan(got)) << "wrote outside the triangle at " << i << "," << j;
+                      continue;
+                    }
+                    double want = beta == 0.0f ? 0.0 : double(beta) * C0[size_t(i + j * ldc)];
+                    for (index_t p = 0; p < k; ++p)
+                      want += 1.5 * op_elem(ta, A, lda, i, p).real() * op_elem(tb, B, lda, p, j).real();
+                    ASSERT_NEAR(got, want, 1e-5 * double(k) + 1e-5)
+                        << isa_name(isa) << " n=" << n << " k=" << k << " threads=" << threads << " at " << i << "," << j;
+                  }
+                if (beta != 0.0f) continue;
+                if (first.empty()) first = C;
+                else ASSERT_EQ(0, std::memcmp(first.data(), C.data(), C.size() * sizeof(float))) << threads << " threads";
+              }
+            }
+          }
+}
+
 TEST(GemmEngine, RowMajorOrder) {
   // Row-major 2x3 * 3x2.
   const float A[] = {1, 2, 3, 4, 5, 6}, B[] = {1, 0, 0, 1, 1, 1};

@@ -27,17 +27,21 @@ struct GemmArgs {
   T beta{0};
   T* c = nullptr;
   int64_t ldc = 1;
+  Triangle triangle = Triangle::none;  // m == n: only this triangle of C (mainloop.hpp)
 };
 
-// C := beta * C (beta == 0 writes zeros without reading C), then the epilogue.
+// C := beta * C (beta == 0 writes zeros without reading C) on g.triangle of C, then the
+// epilogue.
 template <class T, class TA, class TB, class Epilogue>
 void scale_c(const GemmArgs<T, TA, TB>& g, const Epilogue& epi) {
   for (int64_t j = 0; j < g.n; ++j) {
     T* cj = g.c + j * g.ldc;
+    const int64_t lo = g.triangle == Triangle::lower ? std::min(j, g.m) : 0;
+    const int64_t hi = g.triangle == Triangle::upper ? std::min(j + 1, g.m) : g.m;
     if (g.beta == T(0)) {
-      for (int64_t i = 0; i < g.m; ++i) cj[i] = T(0);
+      for (int64_t i = lo; i < hi; ++i) cj[i] = T(0);
     } else if (g.beta != T(1)) {
-      for (int64_t i = 0; i < g.m; ++i) cj[i] *= g.beta;
+      for (int64_t i = lo; i < hi; ++i) cj[i] *= g.beta;
     }
   }
   if constexpr (!Epilogue::is_identity) epi(g.c, g.ldc, 0, 0, g.m, g.n);
@@ -127,7 +131,7 @@ BlockSizes streaming_blocks(int64_t m, int64_t k, const BlockSizes& bs, PackPoli
 template <class Kernel, class Epilogue, class AOp, class BOp>
 void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, const AOp& a, const BOp& b,
                    typename Kernel::T beta, typename Kernel::T* c, int64_t ldc, int threads, const BlockSizes& bs,
-                   const Epilogue& epi, PackPolicy policy) {
+                   const Epilogue& epi, PackPolicy policy, Triangle tri = Triangle::none) {
   // One operand prepacked (a convolution's prepared filter) and the other gathered into
   // panels per call (an implicit-GEMM image operand: no in-place read exists). A plain matrix
   // the policy chose to pack copies cheaply, and splitting across it would make every thread
@@ -136,11 +140,23 @@ void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, co
   const GatheredAlone gathered = is_prepacked<AOp> && !Loop::b_in_place_ok   ? GatheredAlone::b
                                  : is_prepacked<BOp> && !Loop::a_in_place_ok ? GatheredAlone::a
                                                                              : GatheredAlone::neither;
-  const Partition part = plan_partition(m, n, k, Kernel::mr, Kernel::nr, threads, gathered);
+  Partition part = plan_partition(m, n, k, Kernel::mr, Kernel::nr, threads, gathered);
+  if (tri != Triangle::none) part.split_n = true, part.unit = Kernel::nr;
   const BlockSizes blocks = streaming_blocks<Kernel>(m, k, bs, policy, part.parts, is_prepacked<BOp>);
   auto run_part = [&](int p) {
     int64_t lo, hi;
-    if (part.split_n) {
+    if (tri != Triangle::none) {
+      // Columns in parts of equal triangle area (column j of the upper triangle holds j + 1
+      // entries), borders on multiples of NR so that every micro-tile, and with it every
+      // entry's arithmetic, is the same for any thread count.
+      // A triangular-output product takes no epilogue (its callers pass none; an epilogue
+      // would visit entries outside the triangle).
+      if constexpr (!Epilogue::is_identity) __builtin_trap();
+      triangle_columns(tri, n, Kernel::nr, p, part.parts, lo, hi);
+      if (lo >= hi) return;
+      Mainloop<Kernel, Epilogue, AOp, BOp>::run(m, hi - lo, k, alpha, a, b.shifted(lo), beta, c + lo * ldc, ldc,
+                                                blocks, policy, epi, 0, lo, tri);
+    } else if (part.split_n) {
       part.range(n, p, lo, hi);
       if (lo >= hi) return;
       Mainloop<Kernel, Epilogue, AOp, BOp>::run(m, hi - lo, k, alpha, a, b.shifted(lo), beta, c + lo * ldc, ldc,
@@ -168,12 +184,12 @@ void gemm(const GemmArgs<typename Kernel::T, TA, TB>& g, int threads, const Bloc
     return;
   }
   if constexpr (std::is_same_v<T, TA> && std::is_same_v<T, TB>)
-    if (!forced && tiny_gemm_serves<Kernel>(g.m, g.n, g.k, bs))
+    if (!forced && g.triangle == Triangle::none && tiny_gemm_serves<Kernel>(g.m, g.n, g.k, bs))
       return tiny_gemm<Kernel>(g.m, g.n, g.k, g.alpha, g.a, g.b, g.beta, g.c, g.ldc, epi);
   PackPolicy policy = forced ? *forced : choose_pack_policy<Kernel>(g, bs);
   if (g.a.rs != 1) policy.pack_a = true;
   gemm_operands<Kernel>(g.m, g.n, g.k, g.alpha, a_operand(g.a), b_operand(g.b), g.beta, g.c, g.ldc, threads, bs, epi,
-                        policy);
+                        policy, g.triangle);
 }
 
 STRATA_TILE_NS_END

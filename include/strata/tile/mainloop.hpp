@@ -39,11 +39,13 @@ struct Mainloop {
   static_assert(!b_prepacked || prepacked_width<BOp>() == NR, "a prepacked B must be packed in panels of the kernel's NR columns");
 
   // C[0:m, 0:n] = alpha * op(A) op(B) + beta * C. (row0, col0) locate this rectangle in the
-  // whole C for the epilogue. Requires k > 0.
+  // whole C for the epilogue and for `tri` (which needs a packed A and no epilogue). Requires
+  // k > 0.
   static void run(int64_t m, int64_t n, int64_t k, T alpha, const AOp& a, const BOp& b, T beta, T* c,
                   int64_t ldc, const BlockSizes& bs, PackPolicy policy, const Epilogue& epi, int64_t row0,
-                  int64_t col0) {
+                  int64_t col0, Triangle tri = Triangle::none) {
     if constexpr (!a_in_place_ok) policy.pack_a = true;
+    if (tri != Triangle::none) policy.pack_a = true;
     if constexpr (!b_in_place_ok) policy.pack_b = true;
     T* bp = nullptr;
     T* ap = nullptr;
@@ -64,6 +66,9 @@ struct Mainloop {
           if (policy.pack_b) b.template pack<NR>(jc, nc, pc, kc, bp);
         for (int64_t ic = 0; ic < m; ic += bs.mc) {
           const int64_t mc = std::min(bs.mc, m - ic);
+          // A row block with no entry in the triangle for any of these columns is not packed.
+          if (tri == Triangle::upper && row0 + ic > col0 + jc + nc - 1) break;
+          if (tri == Triangle::lower && row0 + ic + mc - 1 < col0 + jc) continue;
           const bool direct_a = !policy.pack_a;
           if constexpr (!a_prepacked)
             if (!direct_a) a.template pack<MR>(ic, mc, pc, kc, ap);
@@ -89,6 +94,13 @@ struct Mainloop {
                 T* bedge = static_cast<T*>(thread_pack_buffer(1).get(sizeof(T) * std::size_t(NR * kc)));
                 b.template pack<NR>(jc + jr, nr, pc, kc, bedge);
                 bt = bedge;
+              }
+            }
+            if constexpr (!a_prepacked && Epilogue::is_identity) {
+              if (tri != Triangle::none) {
+                triangle_column(tri, row0 + ic - (col0 + jc + jr), mc, nr, kc, ap, bt, b_ps, b_js,
+                                c + ic + (jc + jr) * ldc, ldc, alpha, beta_step, edge);
+                continue;
               }
             }
             // Full tiles of a packed A against a full B panel: one kernel call down the column
@@ -148,6 +160,46 @@ struct Mainloop {
   }
 
   static int64_t round_up(int64_t x, int64_t u) { return (x + u - 1) / u * u; }
+
+  // One mc x nr column panel of a triangular-output product, A packed at ap. `offset` is the
+  // panel's first row minus its first column in the whole C: local entry (i, j) is in the
+  // upper triangle when offset + i <= j. Tiles wholly inside run as usual (down the column in
+  // one kernel call where they are full), tiles the diagonal crosses go through a buffer.
+  static void triangle_column(Triangle tri, int64_t offset, int64_t mc, int64_t nr, int64_t kc, const T* ap,
+                              const T* bt, int64_t b_ps, int64_t b_js, T* c, int64_t ldc, T alpha, T beta, T* edge) {
+    const bool upper = tri == Triangle::upper;
+    // Rows [need_lo, need_hi) hold triangle entries; [in_lo, in_hi) are wholly inside.
+    const int64_t need_lo = upper ? 0 : std::clamp<int64_t>(-offset, 0, mc);
+    const int64_t need_hi = upper ? std::clamp<int64_t>(nr - offset, 0, mc) : mc;
+    const int64_t in_lo = upper ? 0 : std::clamp<int64_t>(nr - 1 - offset, 0, mc);
+    const int64_t in_hi = upper ? std::clamp<int64_t>(1 - offset, 0, mc) : mc;
+    alignas(64) T tile[MR * NR];
+    for (int64_t ir = need_lo / MR * MR; ir < need_hi; ir += MR) {
+      const int64_t mr = std::min<int64_t>(MR, mc - ir);
+      const T* at = ap + ir * kc;
+      T* ct = c + ir;
+      if (ir >= in_lo && ir + mr <= in_hi) {
+        if constexpr (requires { Kernel::run_column; }) {
+          const int64_t full = (std::min(in_hi, mc) - ir) / MR;  // full tiles inside from here on
+          if (nr == NR && full > 1) {
+            Kernel::run_column(full, kc, at, MR * kc, bt, b_ps, b_js, ct, ldc, alpha, beta, nullptr);
+            ir += (full - 1) * MR;
+            continue;
+          }
+        }
+        run_tile(mr, nr, kc, at, MR, bt, b_ps, b_js, ct, ldc, alpha, beta, edge);
+        continue;
+      }
+      run_tile(mr, nr, kc, at, MR, bt, b_ps, b_js, tile, MR, alpha, T(0), edge);
+      for (int64_t j = 0; j < nr; ++j)
+        for (int64_t i = 0; i < mr; ++i) {
+          const int64_t d = offset + ir + i - j;  // row minus column in the whole C
+          if (upper ? d > 0 : d < 0) continue;
+          T& out = ct[i + j * ldc];
+          out = beta == T(0) ? tile[i + j * MR] : tile[i + j * MR] + beta * out;
+        }
+    }
+  }
 
 
   // One micro-tile of C (mr <= MR, nr <= NR); a ragged one through a narrower kernel when it

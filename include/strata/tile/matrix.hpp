@@ -6,6 +6,18 @@
 
 #include "strata/tile/isa_namespace.hpp"
 
+namespace strata::tile {
+
+// Which part of C a call computes: all of it, or only the entries on and above (upper) or on
+// and below (lower) the diagonal of the whole C — the triangular-output products (BLAS syrk,
+// syr2k, gemmt). Micro-tiles wholly outside are skipped, those the diagonal crosses are
+// computed into a buffer and only their triangle is merged; the other entries of C are
+// neither read nor written. Plain data, outside the ISA namespace: the BLAS layer passes it
+// to every ISA's instantiation.
+enum class Triangle : uint8_t { none, upper, lower };
+
+}  // namespace strata::tile
+
 STRATA_TILE_NS_BEGIN
 
 template <class T>

@@ -6,9 +6,11 @@
 // goes across the gathered one, so no part gathers what another gathers too.
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "strata/tile/isa_namespace.hpp"
+#include "strata/tile/matrix.hpp"
 
 STRATA_TILE_NS_BEGIN
 
@@ -24,6 +26,22 @@ struct Partition {
     end = std::min(len, units * (p + 1) / parts * unit);
   }
 };
+
+// Columns [begin, end) of part p of `parts` for a triangular-output product of order n: equal
+// shares of the triangle's entries (the upper triangle's columns grow, the lower's shrink), borders
+// on multiples of `unit`.
+inline void triangle_columns(Triangle tri, int64_t n, int64_t unit, int p, int parts, int64_t& begin,
+                             int64_t& end) {
+  auto border = [&](int q) -> int64_t {
+    if (q <= 0) return 0;
+    if (q >= parts) return n;
+    const double share = double(q) / parts;  // of the entries left of the border
+    const double x = tri == Triangle::upper ? std::sqrt(share) : 1.0 - std::sqrt(1.0 - share);
+    return std::min(n, int64_t(x * double(n) / double(unit) + 0.5) * unit);
+  };
+  begin = border(p);
+  end = border(p + 1);
+}
 
 // Threads are only worth waking for enough work: ~0.25 MFLOP each. A spinning worker starts
 // within a microsecond or two (a sleeping one takes tens); measured with two threads, 64^3

@@ -20,9 +20,11 @@ char op_char(Op o) { return char(o); }
 
 template <class T>
 void run_real(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, T alpha, const T* A,
-              index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc, bool trace = true) {
+              index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc, bool trace = true,
+              tile::Triangle triangle = tile::Triangle::none) {
   const GemmKernel<T> kernel = gemm_kernels<T>().select(h.isa());
   GemmCall<T> call{m, n, k, alpha, A, 1, lda, B, 1, ldb, beta, C, ldc, h.num_threads()};
+  call.triangle = triangle;
   if (transa != Op::N) call.a_rs = lda, call.a_cs = 1;  // real: C and T are the same
   if (transb != Op::N) call.b_rs = ldb, call.b_cs = 1;
   if (!trace || !verbose(1)) return kernel.run(call);
@@ -30,7 +32,9 @@ void run_real(const Handle& h, Op transa, Op transb, index_t m, index_t n, index
   kernel.run(call);
   const double s = t.seconds();
   GemmKernelInfo info = kernel.info();
-  std::string line = cat(sizeof(T) == 4 ? "s" : "d", "gemm ", op_char(transa), op_char(transb), " m=", m, " n=", n,
+  const char* part = triangle == tile::Triangle::upper ? " (upper triangle)"
+                     : triangle == tile::Triangle::lower ? " (lower triangle)" : "";
+  std::string line = cat(sizeof(T) == 4 ? "s" : "d", "gemm", part, " ", op_char(transa), op_char(transb), " m=", m, " n=", n,
                          " k=", k, " kernel='", info.name, "' blocks mc=", info.mc, " kc=", info.kc, " nc=", info.nc,
                          " threads=", call.threads, " (best registered kernel for isa=", isa_name(h.isa()), ")");
   if (verbose(2)) line += cat(" time=", s * 1e3, "ms gflops=", 2.0 * double(m) * double(n) * double(k) / s * 1e-9);
@@ -142,6 +146,17 @@ void gemm_dispatch(const Handle& h, Op transa, Op transb, index_t m, index_t n, 
     run_complex<typename T::value_type>(h, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+template <class T>
+void gemm_triangle_dispatch(const Handle& h, bool upper, Op transa, Op transb, index_t n, index_t k, T alpha,
+                            const T* A, index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
+  run_real<T>(h, transa, transb, n, n, k, alpha, A, lda, B, ldb, beta, C, ldc, true,
+              upper ? tile::Triangle::upper : tile::Triangle::lower);
+}
+
+template void gemm_triangle_dispatch<float>(const Handle&, bool, Op, Op, index_t, index_t, float, const float*,
+                                            index_t, const float*, index_t, float, float*, index_t);
+template void gemm_triangle_dispatch<double>(const Handle&, bool, Op, Op, index_t, index_t, double, const double*,
+                                             index_t, const double*, index_t, double, double*, index_t);
 template void gemm_dispatch<float>(const Handle&, Op, Op, index_t, index_t, index_t, float, const float*, index_t,
                                    const float*, index_t, float, float*, index_t);
 template void gemm_dispatch<double>(const Handle&, Op, Op, index_t, index_t, index_t, double, const double*,

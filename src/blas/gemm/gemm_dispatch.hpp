@@ -15,4 +15,11 @@ template <class T>
 void gemm_dispatch(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, T alpha,
                    const T* A, index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc);
 
+// C := alpha*op(A)*op(B) + beta*C on the `upper`/lower triangle of the n x n C only, the
+// other entries neither read nor written (real types: the tile engine skips the micro-tiles
+// outside the triangle and merges the ones the diagonal crosses).
+template <class T>
+void gemm_triangle_dispatch(const Handle& h, bool upper, Op transa, Op transb, index_t n, index_t k, T alpha,
+                            const T* A, index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc);
+
 }  // namespace strata::blas::detail

@@ -8,6 +8,7 @@
 #include "strata/core/dtype.hpp"
 #include "strata/core/isa.hpp"
 #include "strata/tile/epilogue.hpp"
+#include "strata/tile/matrix.hpp"
 
 namespace strata::blas::detail {
 
@@ -31,6 +32,8 @@ struct GemmCall {
   // Stored types of A and B: T, or (with T = float) bf16/f16 pairs or u8/i8 x i8, converted
   // exactly while packing.
   DType a_type = dtype_of_v<T>, b_type = dtype_of_v<T>;
+  // m == n, real types, no epilogue: only this triangle of C (syrk, syr2k, gemmt).
+  tile::Triangle triangle = tile::Triangle::none;
 };
 
 struct GemmKernelInfo {

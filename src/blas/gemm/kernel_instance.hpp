@@ -46,6 +46,7 @@ struct KernelInstance {
   static void run_typed(const GemmCall<T>& c) {
     tile::GemmArgs<T, SA, SB> g;
     g.m = c.m, g.n = c.n, g.k = c.k, g.alpha = c.alpha, g.beta = c.beta, g.c = c.c, g.ldc = c.ldc;
+    g.triangle = c.triangle;
     g.a = {static_cast<const SA*>(c.a), c.a_rs, c.a_cs};
     g.b = {static_cast<const SB*>(c.b), c.b_rs, c.b_cs};
     std::optional<tile::PackPolicy> policy;

@@ -8,6 +8,7 @@
 
 #include "../common/blocking.hpp"
 #include "../common/checks.hpp"
+#include "../gemm/gemm_dispatch.hpp"
 #include "strata/blas/level3.hpp"
 
 namespace strata::blas {
@@ -46,6 +47,13 @@ void triangle_product(const Handle& h, const TriProduct& p, index_t n, index_t k
     scale_triangle(p.upper, n, beta, C, ldc, p.herm);
     return;
   }
+  // Real types: one call of the tile engine with triangular output (it skips the micro-tiles
+  // outside the triangle and merges those the diagonal crosses: each operand packed once).
+  if constexpr (!is_complex_v<T>) {
+    gemm_triangle_dispatch<T>(h, p.upper, p.transa, p.transb, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return;
+  }
+  // Complex types (whose gemm runs on split real planes) halve the triangle instead.
   // Row r of op(A) and column c of op(B) as gemm operand pointers.
   auto rows_of_a = [&](index_t r) { return p.transa == Op::N ? A + r : A + r * lda; };
   auto cols_of_b = [&](index_t c) { return p.transb == Op::N ? B + c * ldb : B + c; };
