@@ -1,8 +1,7 @@
-// symm and hemm on top of gemm. The order of the symmetric A is halved recursively
-// (split_point): A = [A11 A12; A21 A22] gives C_1 = A11*B_1 + A12*B_2 and C_2 = A21*B_1 +
-// A22*B_2 (side left), two symmetric halves and two gemm calls with the off-diagonal blocks,
-// one of them read from the other triangle (op T, or C for hemm). The nb x nb diagonal leaves
-// are expanded to full matrices (one small gemm each).
+// symm and hemm on top of gemm. For each block of nb rows (side left) or columns (side
+// right) of C, the symmetric A is seen as three panels: the part stored as is (one gemm with
+// op N), the part stored in the other triangle (one gemm with op T, or C for hemm), and the
+// diagonal block, expanded to a full nb x nb matrix (one small gemm).
 #include <vector>
 
 #include "../common/blocking.hpp"
@@ -57,34 +56,36 @@ void symmetric_mm(const Handle& h, Side side, Uplo uplo, index_t m, index_t n, T
   }
   const SymmetricA<T, Herm> sa{A, lda, uplo == Uplo::upper};
   std::vector<T> diag;
-  const bool left = side == Side::left;
-  // C_d := alpha*A_dd*B_d + beta*C_d (left; right: B_d*A_dd), A_dd the expanded diagonal leaf.
-  auto leaf = [&](index_t d0, index_t nb) {
+  const index_t na = side == Side::left ? m : n;  // order of A
+  for (index_t d0 = 0; d0 < na; d0 += level3_block) {
+    const index_t nb = std::min(level3_block, na - d0), d1 = d0 + nb;
     sa.expand_diagonal(d0, nb, diag);
-    if (left) gemm<T>(h, Op::N, Op::N, nb, n, nb, alpha, diag.data(), nb, B + d0, ldb, beta, C + d0, ldc);
-    else gemm<T>(h, Op::N, Op::N, m, nb, nb, alpha, B + d0 * ldb, ldb, diag.data(), nb, beta, C + d0 * ldc, ldc);
-  };
-  // C_x += alpha*A_xy*B_y (right: B_y*A_yx) for the halves x != y, A_xy off the diagonal.
-  auto couple = [&](index_t x0, index_t x_len, index_t y0, index_t y_len) {
-    if (left) {
-      auto [p, op] = sa.block(x0, x0 + x_len, y0, y0 + y_len);
-      gemm<T>(h, op, Op::N, x_len, n, y_len, alpha, p, lda, B + y0, ldb, T(1), C + x0, ldc);
+    if (side == Side::left) {
+      // C[d0:d1, :] = alpha * (A[d, 0:d0] B[0:d0] + A[d,d] B[d] + A[d, d1:m] B[d1:m]) + beta * C[d]
+      T* Cd = C + d0;
+      gemm<T>(h, Op::N, Op::N, nb, n, nb, alpha, diag.data(), nb, B + d0, ldb, beta, Cd, ldc);
+      if (d0 > 0) {
+        auto [p, op] = sa.block(d0, d1, 0, d0);
+        gemm<T>(h, op, Op::N, nb, n, d0, alpha, p, lda, B, ldb, T(1), Cd, ldc);
+      }
+      if (d1 < m) {
+        auto [p, op] = sa.block(d0, d1, d1, m);
+        gemm<T>(h, op, Op::N, nb, n, m - d1, alpha, p, lda, B + d1, ldb, T(1), Cd, ldc);
+      }
     } else {
-      auto [p, op] = sa.block(y0, y0 + y_len, x0, x0 + x_len);
-      gemm<T>(h, Op::N, op, m, x_len, y_len, alpha, B + y0 * ldb, ldb, p, lda, T(1), C + x0 * ldc, ldc);
+      // C[:, d] = alpha * (B[:, 0:d0] A[0:d0, d] + B[:, d] A[d,d] + B[:, d1:n] A[d1:n, d]) + beta * C[:, d]
+      T* Cd = C + d0 * ldc;
+      gemm<T>(h, Op::N, Op::N, m, nb, nb, alpha, B + d0 * ldb, ldb, diag.data(), nb, beta, Cd, ldc);
+      if (d0 > 0) {
+        auto [p, op] = sa.block(0, d0, d0, d1);
+        gemm<T>(h, Op::N, op, m, nb, d0, alpha, B, ldb, p, lda, T(1), Cd, ldc);
+      }
+      if (d1 < n) {
+        auto [p, op] = sa.block(d1, n, d0, d1);
+        gemm<T>(h, Op::N, op, m, nb, n - d1, alpha, B + d1 * ldb, ldb, p, lda, T(1), Cd, ldc);
+      }
     }
-  };
-  // Halved recursively (split_point): each half is its own symmetric product plus one gemm
-  // with the off-diagonal block.
-  auto range = [&](auto&& self, index_t d0, index_t len) -> void {
-    halve_triangle(d0, len, leaf, [&](index_t lo0, index_t lo_len, index_t hi0, index_t hi_len) {
-      self(self, lo0, lo_len);
-      couple(lo0, lo_len, hi0, hi_len);
-      self(self, hi0, hi_len);
-      couple(hi0, hi_len, lo0, lo_len);
-    });
-  };
-  range(range, index_t(0), left ? m : n);
+  }
 }
 
 }  // namespace
