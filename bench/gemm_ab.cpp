@@ -7,7 +7,9 @@
 // run (the same library file twice) for scale. bench/compare_builds.sh drives it.
 // Usage: gemm_ab OLD.so NEW.so ROUNDS OPS THREADS M N K [M N K ...]   (OPS: NN, NT, TN or TT)
 // AB_TYPE=u8s8s32 (A u8 over its full range) or u7s8s32 (A below 128: the byte-quad kernel)
-// times the integer gemm_ex instead of sgemm.
+// times the integer gemm_ex instead of sgemm; AB_TYPE=strsm or strmm (side left, lower, no
+// transpose: A is M x M, B is M x N; K unused) or ssyrk (upper, no transpose: C is M x M,
+// A is M x K; N unused) a Level 3 routine on top of the engine.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "strata/blas/handle.hpp"
+#include "strata/blas/types.hpp"
 #include "strata/core/dtype.hpp"
 #include "strata/blas/level3.hpp"
 
@@ -27,7 +30,10 @@ namespace {
 
 using strata::DType;
 using strata::blas::Handle;
+using strata::blas::Diag;
 using strata::blas::Op;
+using strata::blas::Side;
+using strata::blas::Uplo;
 
 // The entry points used, by their mangled names (the libraries are not linked).
 struct Library {
@@ -37,6 +43,9 @@ struct Library {
                float, float*, long);
   void (*gemm_i32)(const Handle&, Op, Op, long, long, long, int32_t, const void*, DType, long, const void*, DType,
                    long, int32_t, int32_t*, long);
+  using Triangular = void (*)(const Handle&, Side, Uplo, Op, Diag, long, long, float, const float*, long, float*, long);
+  Triangular trsm, trmm;
+  void (*syrk)(const Handle&, Uplo, Op, long, long, float, const float*, long, float, float*, long);
 };
 
 Library load(const char* path, int threads) {
@@ -52,7 +61,13 @@ Library load(const char* path, int threads) {
       dlsym(so, "_ZN6strata4blas7gemm_exERKNS0_6HandleENS0_2OpES4_lllfPKvNS_5DTypeElS6_S7_lfPfl"));
   lib.gemm_i32 = reinterpret_cast<decltype(lib.gemm_i32)>(
       dlsym(so, "_ZN6strata4blas7gemm_exERKNS0_6HandleENS0_2OpES4_llliPKvNS_5DTypeElS6_S7_liPil"));
-  if (!lib.handle || !lib.set_threads || !lib.gemm || !lib.gemm_i32) {
+  lib.trsm = reinterpret_cast<Library::Triangular>(
+      dlsym(so, "_ZN6strata4blas4trsmIfEEvRKNS0_6HandleENS0_4SideENS0_4UploENS0_2OpENS0_4DiagEllT_PKS9_lPS9_l"));
+  lib.trmm = reinterpret_cast<Library::Triangular>(
+      dlsym(so, "_ZN6strata4blas4trmmIfEEvRKNS0_6HandleENS0_4SideENS0_4UploENS0_2OpENS0_4DiagEllT_PKS9_lPS9_l"));
+  lib.syrk = reinterpret_cast<decltype(lib.syrk)>(
+      dlsym(so, "_ZN6strata4blas4syrkIfEEvRKNS0_6HandleENS0_4UploENS0_2OpEllT_PKS7_lS7_PS7_l"));
+  if (!lib.handle || !lib.set_threads || !lib.gemm || !lib.gemm_i32 || !lib.trsm || !lib.trmm || !lib.syrk) {
     std::fprintf(stderr, "gemm_ab: %s lacks the entry points this harness calls\n", path);
     std::exit(1);
   }
@@ -94,8 +109,9 @@ int main(int argc, char** argv) {
   const Op ta = argv[4][0] == 'T' ? Op::T : Op::N, tb = argv[4][1] == 'T' ? Op::T : Op::N;
   const std::string type = std::getenv("AB_TYPE") ? std::getenv("AB_TYPE") : "f32";
   const bool integer = type == "u8s8s32" || type == "u7s8s32";
-  if (!integer && type != "f32") {
-    std::fprintf(stderr, "gemm_ab: AB_TYPE must be f32, u8s8s32 or u7s8s32\n");
+  const bool level3 = type == "strsm" || type == "strmm" || type == "ssyrk";
+  if (!integer && !level3 && type != "f32") {
+    std::fprintf(stderr, "gemm_ab: AB_TYPE must be f32, u8s8s32, u7s8s32, strsm, strmm or ssyrk\n");
     return 2;
   }
   std::printf("# %s\n%-5s %-18s %10s %10s %8s\n", type.c_str(), "ops", "shape", "old G/s", "new G/s", "new/old");
@@ -113,15 +129,34 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < a.size(); ++i) a8[i] = uint8_t(std::uniform_int_distribution<int>(0, a_top)(rng));
     for (std::size_t i = 0; i < b.size(); ++i) b8[i] = int8_t(std::uniform_int_distribution<int>(-128, 127)(rng));
     const long lda = ta == Op::N ? m : k, ldb = tb == Op::N ? k : n;
-    const double flop = 2.0 * double(m) * double(n) * double(k);
+    double flop = 2.0 * double(m) * double(n) * double(k);
+    std::vector<float> tri, rhs;
+    if (type == "strsm" || type == "strmm") {  // a well-conditioned lower triangle, M x N right-hand sides
+      flop = double(m) * double(m) * double(n);
+      tri.assign(std::size_t(m * m), 0.f);
+      for (long j = 0; j < m; ++j)
+        for (long i = j; i < m; ++i) tri[std::size_t(i + j * m)] = i == j ? 2.f : 1e-3f * dist(rng);
+      rhs.resize(std::size_t(m * n));
+      for (float& v : rhs) v = dist(rng);
+      c.resize(rhs.size());
+    } else if (type == "ssyrk") {
+      flop = double(m) * double(m) * double(k);
+      c.resize(std::size_t(m * m));
+    }
     const int batch = std::max(3, int(5e6 / flop));  // calls per turn: a few ms at least
     std::vector<double> seconds[2];
     for (int r = 0; r < rounds; ++r)
       for (int turn = 0; turn < 2; ++turn) {
         const int l = (r & 1) ? 1 - turn : turn;  // A B, then B A
         for (int i = 0; i < batch; ++i) {
+          if (!rhs.empty()) std::copy(rhs.begin(), rhs.end(), c.begin());  // trsm/trmm overwrite B
           const auto t0 = std::chrono::steady_clock::now();
-          if (integer)
+          if (type == "strsm" || type == "strmm")
+            (type == "strsm" ? libs[l].trsm : libs[l].trmm)(libs[l].handle(), Side::left, Uplo::lower, Op::N,
+                                                            Diag::non_unit, m, n, 1.f, tri.data(), m, c.data(), m);
+          else if (type == "ssyrk")
+            libs[l].syrk(libs[l].handle(), Uplo::upper, Op::N, m, k, 1.f, a.data(), m, 0.f, c.data(), m);
+          else if (integer)
             libs[l].gemm_i32(libs[l].handle(), ta, tb, m, n, k, 1, a8.data(), DType::u8, lda, b8.data(), DType::i8,
                              ldb, 0, c32.data(), m);
           else
