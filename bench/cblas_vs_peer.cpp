@@ -1,7 +1,7 @@
 // BLAS routines beyond gemm through the CBLAS ABI: strata's drop-in libblas.so.3 against another
 // CBLAS library (OpenBLAS), both loaded with dlopen side by side and called alternately, 9
 // batches each; prints the median GFLOPS of each and the ratio. Level 2: gemv (N, T, strided), trsv,
-// trmv, symv, ger, syr, tbsv, cgemv, ctrsv; Level 3: trsm, trmm, syrk, symm, syr2k (f32) and,
+// trmv, symv, ger, syr, tbsv, cgemv, ctrsv; Level 3: trsm, trmm, syrk, symm, syr2k (f32), cherk and,
 // for scale, dgemm, cgemm and zgemm.
 // Run it with OPENBLAS_CORETYPE unset and one thread for both (the command is in
 // docs/PERFORMANCE.md): cblas_vs_peer N STRATA_LIBBLAS PEER_CBLAS [level2|level3]
@@ -56,6 +56,7 @@ using Ctrsv = void (*)(int, int, int, int, int, const void*, int, void*, int);
 using Trsm = void (*)(int, int, int, int, int, int, int, float, const float*, int, float*, int);
 using Syrk = void (*)(int, int, int, int, int, float, const float*, int, float, float*, int);
 using Product = void (*)(int, int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
+using Herk = void (*)(int, int, int, int, int, float, const void*, int, float, void*, int);
 using ComplexGemm = void (*)(int, int, int, int, int, int, const void*, const void*, int, const void*, int, const void*,
                              void*, int);
 using Dgemm = void (*)(int, int, int, int, int, int, double, const double*, int, const double*, int, double, double*,
@@ -115,6 +116,7 @@ int main(int argc, char** argv) {
       {"ssyrk L T", 3, n3, [&](const Library& l) { l.get<Syrk>("cblas_ssyrk")(kCol, kLo, kT, n, n, one, B.data(), n, zero, W.data(), n); }},
       {"ssymm L U", 3, 2 * n3, [&](const Library& l) { l.get<Product>("cblas_ssymm")(kCol, kLeft, kUp, n, n, one, A.data(), n, B.data(), n, zero, W.data(), n); }},
       {"ssyr2k U N", 3, 2 * n3, [&](const Library& l) { l.get<Product>("cblas_ssyr2k")(kCol, kUp, kN, n, n, one, A.data(), n, B.data(), n, zero, W.data(), n); }},
+      {"cherk U N", 3, 4 * n3, [&](const Library& l) { l.get<Herk>("cblas_cherk")(kCol, kUp, kN, n, n, 1.f, Bc.data(), n, 0.f, Wc.data(), n); }},
       {"dgemm N N", 3, 2 * n3, [&](const Library& l) { l.get<Dgemm>("cblas_dgemm")(kCol, kN, kN, n, n, n, 1.0, Ad.data(), n, Bd.data(), n, 0.0, Wd.data(), n); }},
       {"cgemm N N", 3, 8 * n3, [&](const Library& l) { l.get<ComplexGemm>("cblas_cgemm")(kCol, kN, kN, n, n, n, &cone, Ac.data(), n, Bc.data(), n, &czero, Wc.data(), n); }},
       {"zgemm N N", 3, 8 * n3, [&](const Library& l) { l.get<ComplexGemm>("cblas_zgemm")(kCol, kN, kN, n, n, n, &zone, Az.data(), n, Bz.data(), n, &zzero, Wz.data(), n); }},

@@ -294,6 +294,33 @@ void check_trsm_inverse_accuracy() {
 // solved after it), whether the column is solved with many others (the inverse path, which
 // falls back to substitution for a block holding a NaN) or alone; the other columns stay
 // finite.
+// herk/her2k read only the real part of C's diagonal (C_jj := beta*Re(C_jj) + ...) and leave
+// it real: a NaN in an imaginary part there must not reach the result, for either triangle,
+// on the path through the engine's triangular complex product.
+TEST(Level3Accuracy, HerkIgnoresTheDiagonalsImaginaryParts) {
+  using T = std::complex<float>;
+  const int64_t n = 37, k = 11;
+  auto A = random_values<T>(size_t(n * k), 71);
+  for (char ul : {'U', 'L'})
+    for (bool rank2 : {false, true}) {
+      auto C = random_values<T>(size_t(n * n), 72);
+      const auto C0 = C;
+      for (int64_t j = 0; j < n; ++j) C[size_t(j + j * n)].imag(std::numeric_limits<float>::quiet_NaN());
+      blas::Handle h;
+      if (rank2) blas::her2k<T>(h, Uplo(ul), Op::N, n, k, T(0.5f, 0.25f), A.data(), n, A.data(), n, 2.f, C.data(), n);
+      else blas::herk<T>(h, Uplo(ul), Op::N, n, k, 0.5f, A.data(), n, 2.f, C.data(), n);
+      for (int64_t j = 0; j < n; ++j) {
+        double norm = 0;
+        for (int64_t p = 0; p < k; ++p) norm += std::norm(std::complex<double>(A[size_t(j + p * n)]));
+        // herk: 0.5 |a_j|^2; her2k: 2 Re(alpha) |a_j|^2 with A = B.
+        const double want = 2.0 * C0[size_t(j + j * n)].real() + (rank2 ? 1.0 : 0.5) * norm;
+        const T got = C[size_t(j + j * n)];
+        ASSERT_EQ(got.imag(), 0.f) << "diagonal " << j;
+        ASSERT_NEAR(got.real(), want, 1e-4 * (1 + std::abs(want))) << "diagonal " << j;
+      }
+    }
+}
+
 TEST(Level3Accuracy, TrsmNanReachesWhatSubstitutionReaches) {
   const int64_t na = 150, nrhs = 20;
   std::vector<double> A(size_t(na * na), 0.0);

@@ -3,6 +3,7 @@
 // products stacked, below), which keeps every flop on the fast kernels.
 #include "gemm_dispatch.hpp"
 
+#include <algorithm>
 #include <complex>
 #include <vector>
 
@@ -64,24 +65,33 @@ void split(Op op, index_t rows, index_t cols, const std::complex<R>* x, index_t 
   }
 }
 
-// C = alpha * (cr + i ci) + beta * C, written out in real arithmetic (beta == 0 does not read C).
+// Rows [lo, hi) of column j that a call writes: all, or those of its triangle (m == n).
+inline void rows_of_column(tile::Triangle triangle, index_t m, index_t j, index_t& lo, index_t& hi) {
+  lo = triangle == tile::Triangle::lower ? std::min(j, m) : 0;
+  hi = triangle == tile::Triangle::upper ? std::min(j + 1, m) : m;
+}
+
+// C = alpha * (cr + i ci) + beta * C, written out in real arithmetic (beta == 0 does not read C),
+// on the rows of each column that `triangle` leaves.
 template <class R>
 void combine(index_t m, index_t n, std::complex<R> alpha, const R* cr, const R* ci, std::complex<R> beta,
-             std::complex<R>* C, index_t ldc) {
+             std::complex<R>* C, index_t ldc, tile::Triangle triangle = tile::Triangle::none) {
   const R a_re = alpha.real(), a_im = alpha.imag(), b_re = beta.real(), b_im = beta.imag();
   const bool no_beta = beta == std::complex<R>(0);
   for (index_t j = 0; j < n; ++j) {
+    index_t lo, hi;
+    rows_of_column(triangle, m, j, lo, hi);
     R* __restrict c = reinterpret_cast<R*>(C + j * ldc);
     const R* __restrict pr = cr + j * m;
     const R* __restrict pi = ci + j * m;
     if (no_beta) {
-      for (index_t i = 0; i < m; ++i) {
+      for (index_t i = lo; i < hi; ++i) {
         const R x = pr[i], y = pi[i];
         c[2 * i] = a_re * x - a_im * y;
         c[2 * i + 1] = a_re * y + a_im * x;
       }
     } else {
-      for (index_t i = 0; i < m; ++i) {
+      for (index_t i = lo; i < hi; ++i) {
         const R x = pr[i], y = pi[i], u = c[2 * i], v = c[2 * i + 1];
         c[2 * i] = (a_re * x - a_im * y) + (b_re * u - b_im * v);
         c[2 * i + 1] = (a_re * y + a_im * x) + (b_re * v + b_im * u);
@@ -93,14 +103,18 @@ void combine(index_t m, index_t n, std::complex<R> alpha, const R* cr, const R* 
 template <class R>
 void run_complex(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, std::complex<R> alpha,
                  const std::complex<R>* A, index_t lda, const std::complex<R>* B, index_t ldb,
-                 std::complex<R> beta, std::complex<R>* C, index_t ldc) {
+                 std::complex<R> beta, std::complex<R>* C, index_t ldc,
+                 tile::Triangle triangle = tile::Triangle::none) {
   using Cx = std::complex<R>;
   if (k == 0 || alpha == Cx(0)) {
-    for (index_t j = 0; j < n; ++j)
-      for (index_t i = 0; i < m; ++i) {
+    for (index_t j = 0; j < n; ++j) {
+      index_t lo, hi;
+      rows_of_column(triangle, m, j, lo, hi);
+      for (index_t i = lo; i < hi; ++i) {
         Cx& c = C[i + j * ldc];
         c = beta == Cx(0) ? Cx(0) : beta * c;
       }
+    }
     return;
   }
   // The four real products of the 4M method as one real GEMM of m x 2n x 2k:
@@ -127,6 +141,18 @@ void run_complex(const Handle& h, Op transa, Op transb, index_t m, index_t n, in
   split(transa, m, k, A, lda, a2, a2 + m * k, m);                     // [Ar Ai], m x 2k
   split(transb, k, n, B, ldb, b2, b2 + k, 2 * k, true);               // [Br; -Bi], first n columns
   split(transb, k, n, B, ldb, b2 + 2 * k * n + k, b2 + 2 * k * n, 2 * k);  // [Bi; Br], the next n
+  if (triangle != tile::Triangle::none) {
+    // Triangular output: the real and imaginary planes as two triangular real GEMMs (the
+    // stacked m x 2n product's triangle would be relative to the whole 2n columns).
+    if (verbose(1))
+      verbose_write("blas", cat(sizeof(R) == 4 ? "c" : "z", "gemm (", triangle == tile::Triangle::upper ? "upper" : "lower",
+                                " triangle) ", op_char(transa), op_char(transb), " n=", n, " k=", k,
+                                " method=4M (two triangular real GEMMs of n x n x 2k on split planes)"));
+    run_real<R>(h, Op::N, Op::N, m, n, 2 * k, R(1), a2, m, b2, 2 * k, R(0), c2, m, false, triangle);
+    run_real<R>(h, Op::N, Op::N, m, n, 2 * k, R(1), a2, m, b2 + 2 * k * n, 2 * k, R(0), c2 + m * n, m, false, triangle);
+    combine(m, n, alpha, c2, c2 + m * n, beta, C, ldc, triangle);
+    return;
+  }
   if (verbose(1))
     verbose_write("blas", cat(sizeof(R) == 4 ? "c" : "z", "gemm ", op_char(transa), op_char(transb), " m=", m,
                               " n=", n, " k=", k, " method=4M (one real GEMM of m x 2n x 2k on split planes)"));
@@ -149,14 +175,21 @@ void gemm_dispatch(const Handle& h, Op transa, Op transb, index_t m, index_t n, 
 template <class T>
 void gemm_triangle_dispatch(const Handle& h, bool upper, Op transa, Op transb, index_t n, index_t k, T alpha,
                             const T* A, index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
-  run_real<T>(h, transa, transb, n, n, k, alpha, A, lda, B, ldb, beta, C, ldc, true,
-              upper ? tile::Triangle::upper : tile::Triangle::lower);
+  const tile::Triangle triangle = upper ? tile::Triangle::upper : tile::Triangle::lower;
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+    run_real<T>(h, transa, transb, n, n, k, alpha, A, lda, B, ldb, beta, C, ldc, true, triangle);
+  else
+    run_complex<typename T::value_type>(h, transa, transb, n, n, k, alpha, A, lda, B, ldb, beta, C, ldc, triangle);
 }
 
 template void gemm_triangle_dispatch<float>(const Handle&, bool, Op, Op, index_t, index_t, float, const float*,
                                             index_t, const float*, index_t, float, float*, index_t);
 template void gemm_triangle_dispatch<double>(const Handle&, bool, Op, Op, index_t, index_t, double, const double*,
                                              index_t, const double*, index_t, double, double*, index_t);
+template void gemm_triangle_dispatch<c64>(const Handle&, bool, Op, Op, index_t, index_t, c64, const c64*, index_t,
+                                          const c64*, index_t, c64, c64*, index_t);
+template void gemm_triangle_dispatch<c128>(const Handle&, bool, Op, Op, index_t, index_t, c128, const c128*, index_t,
+                                           const c128*, index_t, c128, c128*, index_t);
 template void gemm_dispatch<float>(const Handle&, Op, Op, index_t, index_t, index_t, float, const float*, index_t,
                                    const float*, index_t, float, float*, index_t);
 template void gemm_dispatch<double>(const Handle&, Op, Op, index_t, index_t, index_t, double, const double*,

@@ -1,10 +1,7 @@
 // Triangular-output products on top of gemm: gemmt, syrk, herk, syr2k, her2k.
 //
-// All are C_tri := alpha*op(A)*op(B) + beta*C_tri (syr2k/her2k as two such passes). The
-// triangle is halved recursively (split_point): the rectangle off the diagonal is one gemm,
-// the two half triangles recurse; an nb x nb diagonal leaf is computed in full into a scratch
-// matrix and only its triangle is merged into C.
-#include <vector>
+// All are C_tri := alpha*op(A)*op(B) + beta*C_tri (syr2k/her2k as two such passes), one call of
+// the GEMM engine with triangular output each (tile::Triangle).
 
 #include "../common/blocking.hpp"
 #include "../common/checks.hpp"
@@ -23,23 +20,6 @@ struct TriProduct {
   bool herm;  // Hermitian result: the diagonal of C is kept real
 };
 
-// The order-nb diagonal block at d0: computed in full into `diag`, its triangle merged into C.
-template <class T, class RowsOfA, class ColsOfB>
-void diagonal_block(const Handle& h, const TriProduct& p, index_t d0, index_t nb, index_t k, T alpha, RowsOfA rows_of_a,
-                    index_t lda, ColsOfB cols_of_b, index_t ldb, T beta, T* C, index_t ldc, std::vector<T>& diag) {
-  diag.resize(size_t(nb * nb));
-  gemm<T>(h, p.transa, p.transb, nb, nb, k, alpha, rows_of_a(d0), lda, cols_of_b(d0), ldb, T(0), diag.data(), nb);
-  for (index_t j = 0; j < nb; ++j) {
-    const index_t lo = p.upper ? 0 : j, hi = p.upper ? j : nb - 1;
-    for (index_t i = lo; i <= hi; ++i) {
-      T& c = C[(d0 + i) + (d0 + j) * ldc];
-      const T t = diag[size_t(i + j * nb)];
-      const T old = beta == T(0) ? T(0) : beta * (p.herm && i == j ? T(real_part(c)) : c);
-      c = p.herm && i == j ? T(real_part(old) + real_part(t)) : old + t;
-    }
-  }
-}
-
 template <class T>
 void triangle_product(const Handle& h, const TriProduct& p, index_t n, index_t k, T alpha, const T* A,
                       index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
@@ -47,34 +27,19 @@ void triangle_product(const Handle& h, const TriProduct& p, index_t n, index_t k
     scale_triangle(p.upper, n, beta, C, ldc, p.herm);
     return;
   }
-  // Real types: one call of the tile engine with triangular output (it skips the micro-tiles
-  // outside the triangle and merges those the diagonal crosses: each operand packed once).
-  if constexpr (!is_complex_v<T>) {
-    gemm_triangle_dispatch<T>(h, p.upper, p.transa, p.transb, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-    return;
-  }
-  // Complex types (whose gemm runs on split real planes) halve the triangle instead.
-  // Row r of op(A) and column c of op(B) as gemm operand pointers.
-  auto rows_of_a = [&](index_t r) { return p.transa == Op::N ? A + r : A + r * lda; };
-  auto cols_of_b = [&](index_t c) { return p.transb == Op::N ? B + c * ldb : B + c; };
-  std::vector<T> diag;
-  // The triangle on [d0, d0+len): halved, its off-diagonal rectangle is one gemm.
-  auto leaf = [&](index_t d0, index_t nb) {
-    diagonal_block(h, p, d0, nb, k, alpha, rows_of_a, lda, cols_of_b, ldb, beta, C, ldc, diag);
+  // Hermitian results use beta*Re(C_jj) on the diagonal (the reference's rule): the imaginary
+  // parts there are cleared before (an Inf or NaN in them must not reach the real part through
+  // the complex beta*C) and after (the product's rounding leaves a trace there).
+  auto clear_diagonal_imaginary = [&] {
+    if constexpr (is_complex_v<T>)
+      for (index_t j = 0; j < n; ++j) C[j + j * ldc] = T(real_part(C[j + j * ldc]));
   };
-  auto triangle = [&](auto&& self, index_t d0, index_t len) -> void {
-    halve_triangle(d0, len, leaf, [&](index_t lo0, index_t lo_len, index_t hi0, index_t hi_len) {
-      if (p.upper)
-        gemm<T>(h, p.transa, p.transb, lo_len, hi_len, k, alpha, rows_of_a(lo0), lda, cols_of_b(hi0), ldb, beta,
-                C + lo0 + hi0 * ldc, ldc);
-      else
-        gemm<T>(h, p.transa, p.transb, hi_len, lo_len, k, alpha, rows_of_a(hi0), lda, cols_of_b(lo0), ldb, beta,
-                C + hi0 + lo0 * ldc, ldc);
-      self(self, lo0, lo_len);
-      self(self, hi0, hi_len);
-    });
-  };
-  triangle(triangle, index_t(0), n);
+  if (p.herm && beta != T(0)) clear_diagonal_imaginary();
+  // One call of the GEMM engine with triangular output: it skips the micro-tiles outside the
+  // triangle and merges those the diagonal crosses, each operand packed once (complex types
+  // as two triangular real GEMMs on split planes).
+  gemm_triangle_dispatch<T>(h, p.upper, p.transa, p.transb, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  if (p.herm) clear_diagonal_imaginary();
 }
 
 // Reference argument checks of the rank-k family; `nrowa` is n for trans N, else k.
