@@ -147,8 +147,48 @@ void triangular_sv(const TriCall<T>& c, T* x) {
       if (!c.unit) t /= c.diag(j);
       x[j] = t;
     };
-    if (c.A.upper) for (index_t j = 0; j < n; ++j) row(j);
-    else for (index_t j = n - 1; j >= 0; --j) row(j);
+    // Four rows at a time (upper: j..j+3 upwards, lower: j+3..j downwards): the entries
+    // solved before the block that all four columns store take one pass over x with four
+    // dot products (dotu4/dotc4); each column then adds its own few entries — the block's
+    // rows solved just before it, and a band's extra rows — and is solved in order. (Row by
+    // row, each dot product waited for the previous row: strsv U T ran at 0.68-0.81x OpenBLAS.)
+    auto dot_range = [&](index_t col, index_t a, index_t b) {
+      return b < a ? T(0) : (c.trans == Op::C ? c.k.dotc : c.k.dotu)(b - a + 1, c.A.at(a, col), x + a);
+    };
+    auto four = [&](index_t j) {
+      const bool up = c.A.upper;
+      const index_t order[4] = {up ? j : j + 3, up ? j + 1 : j + 2, up ? j + 2 : j + 1, up ? j + 3 : j};
+      // Solved rows every column of the block stores: [s0, s1].
+      const index_t s0 = up ? c.lo(j + 3) : j + 4, s1 = up ? j - 1 : c.hi(j);
+      T shared[4] = {};
+      if (s1 >= s0) {
+        const T* cols[4] = {c.A.at(s0, order[0]), c.A.at(s0, order[1]), c.A.at(s0, order[2]), c.A.at(s0, order[3])};
+        (c.trans == Op::C ? c.k.dotc4 : c.k.dotu4)(s1 - s0 + 1, cols, x + s0, shared);
+      }
+      for (int q = 0; q < 4; ++q) {
+        const index_t col = order[q];
+        const index_t lo = c.lo(col), hi = c.hi(col);
+        // The column's other stored rows: below s0 and above s1 (one side is the block's own rows).
+        const T rest = s1 >= s0 ? dot_range(col, lo, s0 - 1) + dot_range(col, s1 + 1, hi) : dot_range(col, lo, hi);
+        T t = x[col] - (shared[q] + rest);
+        if (!c.unit) t /= c.diag(col);
+        x[col] = t;
+      }
+    };
+    if (c.A.k < 36) {  // narrow bands: row by row (as the op = N solve)
+      if (c.A.upper) for (index_t j = 0; j < n; ++j) row(j);
+      else for (index_t j = n - 1; j >= 0; --j) row(j);
+      return;
+    }
+    if (c.A.upper) {
+      index_t j = 0;
+      for (; j + 4 <= n; j += 4) four(j);
+      for (; j < n; ++j) row(j);
+    } else {
+      index_t j = n;
+      for (; j >= 4; j -= 4) four(j - 4);
+      for (--j; j >= 0; --j) row(j);
+    }
   }
 }
 
