@@ -304,6 +304,24 @@ TEST(ConvPrepared, HeuristicOnStridedLayersFollowsTheFilterPacking) {
   }
 }
 
+// NCHW 1x1 layers with prepared filters, as measured (docs/dnn.md): im2col multiplies the
+// filter as it lies, which costs per call on large filters, so implicit GEMM (prepared panels)
+// ranks first there; on small filters with many pixels im2col's plain GEMM stays first.
+TEST(ConvPrepared, HeuristicOnNchwPointwiseLayersChargesIm2colItsFilter) {
+  Handle h;
+  h.set_num_threads(1);
+  const Spec big{"res5_1x1_2048_512", 1, 2048, 512, 1, {7, 7}, {1, 1}, {0, 0}, {1, 1}, {1, 1}};
+  const Spec wide{"res4_1x1_256_1024", 1, 256, 1024, 1, {14, 14}, {1, 1}, {0, 0}, {1, 1}, {1, 1}};
+  const Spec small{"res2_1x1_64_64", 1, 64, 64, 1, {56, 56}, {1, 1}, {0, 0}, {1, 1}, {1, 1}};
+  for (const Spec& s : {big, wide, small}) {
+    const Descs d = make_descs(s, Layout::nchw, FilterLayout::kcrs);
+    const auto prepared = get_prepared_forward_algorithms(h, d.x, d.w, d.conv, d.y);
+    ASSERT_FALSE(prepared.empty());
+    const ConvAlgo want = s.name == small.name ? ConvAlgo::im2col_gemm : ConvAlgo::implicit_gemm;
+    EXPECT_EQ(prepared.front().algo, want) << s.name << ": " << prepared.front().reason;
+  }
+}
+
 TEST(ConvPrepared, RefusesCallsItWasNotPreparedForAndWritesNothing) {
   Handle h;
   const Spec s{"refuse", 1, 8, 8, 1, {10, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
