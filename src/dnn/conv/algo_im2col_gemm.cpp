@@ -267,15 +267,15 @@ class Im2colGemmAlgorithm final : public ConvAlgorithm {
     // GEMM at ~60 GFLOPS per thread plus the lowering traffic (~1 ns per column element).
     const double gemm = p.flops() / (60e9 * p.threads);
     const double lower = pointwise(p) ? 0.0 : double(p.n * p.groups * col_elements(p)) * 1e-9 / p.threads;
-    // The filter as it lies is an operand of every call: on NCHW activations the GEMM packs
-    // it or streams it from memory, ~1 ns per element, where implicit GEMM reads a prepared
-    // filter's panels (charged the same for an unprepared one). Without it the heuristic ranked
-    // im2col first on every NCHW 1x1 layer of ResNet-50; measured (batch 1, 1 thread, prepared
-    // filters), implicit GEMM ran 1.05-1.42x faster on the res4/res5 ones (0.5-2 M filter
-    // elements) and within +-5% of im2col on the res2/res3 ones, where this charge is small.
-    const double filter = !channels_last(p) && p.op != ConvOp::backward_filter
-                              ? double(p.k * p.cg() * p.filter_spatial()) * 1e-9
-                              : 0.0;
+    // The filter as it lies is an operand of every call: the GEMM packs it (NHWC: it is A,
+    // with strided rows) or streams it from memory (NCHW: B), ~1 ns per element, where
+    // implicit GEMM reads a prepared filter's panels. Without it the heuristic ranked im2col
+    // first on every 1x1 layer of ResNet-50 in both layouts; measured (batch 1, 1 thread,
+    // prepared filters), implicit GEMM ran 1.05-1.44x faster on the res4/res5 ones (0.5-2 M
+    // filter elements) and within +-5-10% of im2col on the res2/res3 ones, where this charge
+    // is small.
+    const double filter =
+        p.op != ConvOp::backward_filter ? double(p.k * p.cg() * p.filter_spatial()) * 1e-9 : 0.0;
     return gemm + lower + filter;
   }
 

@@ -44,15 +44,21 @@ class ImplicitGemmAlgorithm final : public ConvAlgorithm {
     // NCHW planes it gathers), and long channel runs amortise a window's gather: with 1.1 for
     // both, the strided 1x1 layers and res5_3x3_s2 with prepared filters ranked im2col first,
     // which ran 1.03-1.4x slower (ResNet-50, batch 1, both layouts).
-    // An unprepared filter is packed into the kernel's panels on every call, ~1 ns per
-    // element on one thread (measured, res5 layers: per call implicit GEMM ran 1.1-2.5 ms
-    // behind im2col, which multiplies the filter as it lies, for 2.1-2.4 M filter elements).
+    // An unprepared filter is packed into the kernel's panels on every call (measured, res5
+    // layers: per call implicit GEMM ran 1.1-2.5 ms behind im2col, which multiplies the
+    // filter as it lies, for 2.1-2.4 M filter elements).
+    // The same 1.03 for a 1x1 filter on channels-last input as for long channel runs: at 1.0
+    // it tied with im2col's plain GEMM on the res2 1x1 layers (3136 pixels), where im2col ran
+    // 5-10% faster.
     const bool no_window = p.filter_spatial() == 1 && p.x_nhwc();
-    const double gather_penalty = band_serves(p) || no_window ? 1.0
-                                  : p.cg() < 16               ? 1.6
-                                  : p.cg() < 64               ? 1.1
-                                                              : 1.03;
-    const double filter_packing = p.filter_prepared ? 0.0 : double(p.k * p.cg() * p.filter_spatial()) * 1e-9;
+    const double gather_penalty = band_serves(p)      ? 1.0
+                                  : no_window         ? 1.03
+                                  : p.cg() < 16       ? 1.6
+                                  : p.cg() < 64       ? 1.1
+                                                      : 1.03;
+    // ~2 ns per filter element: 1 ns more than im2col's handling of the filter as it lies
+    // (charged in its estimate), which is what the per-call gap measured.
+    const double filter_packing = p.filter_prepared ? 0.0 : double(p.k * p.cg() * p.filter_spatial()) * 2e-9;
     return p.flops() * gather_penalty / (60e9 * std::max(1, p.threads)) + filter_packing;
   }
   // Prepared: the filter packed once into the kernel's panels (the per-call packing of the

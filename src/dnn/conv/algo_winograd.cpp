@@ -486,10 +486,13 @@ class WinogradAlgorithm final : public ConvAlgorithm {
     const Geometry g = geometry(q, m_);
     const double cols = double((g.tiles + L - 1) / L * L);
     // GEMM flops at ~50 GFLOPS/thread (narrower than im2col's), transforms at ~1 ns per
-    // element-lane per thread, the filter transform once per call unless it is prepared.
+    // element-lane per thread, the filter transform once per call unless it is prepared: ~2 ns
+    // per filter element-lane (measured per call, res5_3x3 at batch 1: F(2x2) 9.7 ms and
+    // F(4x4) 25 ms against ~2 ms prepared; at 0.5 ns, and with im2col charged its filter, the
+    // heuristic ranked F(2x2) first there per call, 2.4x slower than im2col).
     const double gemm = 2.0 * g.xi * double(q.kg() * q.cg() * q.groups) * cols / (50e9 * q.threads);
     const double transforms = (double(q.c) + double(q.k)) * cols * g.xi * 0.25e-9 / q.threads;
-    const double filt = q.filter_prepared ? 0.0 : double(q.k * q.cg()) * g.xi * 0.5e-9 / q.threads;
+    const double filt = q.filter_prepared ? 0.0 : double(q.k * q.cg()) * g.xi * 2e-9 / q.threads;
     // Depthwise and tiny-channel problems run degenerate GEMMs.
     const double tiny = q.cg() < 8 || q.kg() < 8 ? 8.0 : 1.0;
     return (gemm + transforms) * tiny + filt;
