@@ -17,29 +17,6 @@ inline constexpr index_t level3_small_problem = index_t(64) * 64 * 64;
 // O(nb) share of the flops done by the simple diagonal kernels stays small.
 inline constexpr index_t level3_block = 64;
 
-// Where the Level 3 routines halve an order-n triangular or symmetric range (n > level3_block):
-// near the middle, on a multiple of level3_block, so the leaves stay on one nb grid. Halving
-// recursively turns the off-diagonal work into a few large gemm calls (each operand packed
-// once per call) instead of one thin panel per diagonal block, whose gemm repacked the whole
-// other operand every time.
-inline index_t split_point(index_t n) {
-  return std::max(level3_block, (n / 2 + level3_block / 2) / level3_block * level3_block);
-}
-
-// Halves the range [d0, d0+len) of a triangular or symmetric order at split_point, down to
-// leaves of at most level3_block: `leaf(d0, nb)` handles a diagonal block, `halves(lo0,
-// lo_len, hi0, hi_len)` orders the two halves (recursing through the caller) and the gemm
-// that couples them.
-template <class Leaf, class Halves>
-void halve_triangle(index_t d0, index_t len, Leaf&& leaf, Halves&& halves) {
-  if (len <= level3_block) {
-    leaf(d0, len);
-    return;
-  }
-  const index_t half = split_point(len);
-  halves(d0, half, d0 + half, len - half);
-}
-
 template <class T>
 inline T* at(T* a, index_t lda, index_t i, index_t j) {
   return a + i + j * lda;

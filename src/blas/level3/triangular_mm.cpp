@@ -6,11 +6,12 @@
 // nb x nb diagonal leaves need their own kernels. The half done first keeps what the other
 // still reads unmodified:
 //   trmm: new B_dep = alpha*(A_dep,dep*B_dep + A_dep,ind*B_ind) is finished before B_ind is
-//         overwritten; a diagonal leaf is expanded to a full triangle and multiplied by gemm.
+//         overwritten; a diagonal leaf is expanded to a full triangle and multiplied panel by
+//         panel over its nonzero depth (triangle_times).
 //   trsm: X_first is solved, then rhs_second = alpha*B_second - A_second,first*X_first (one
 //         gemm), then X_second; a leaf op(A)_dd*X = rhs is, with many right-hand sides,
-//         X = inv(op(A)_dd)*rhs, one more gemm (the nb x nb inverse costs nb^3/6 once per
-//         leaf); with few, substitution, whose columns (rows) of B are independent and split
+//         X = inv(op(A)_dd)*rhs, the same panel products (the nb x nb inverse costs nb^3/6
+//         once per leaf); with few, substitution, whose columns (rows) of B are independent and split
 //         across threads.
 // op(A) is "effectively upper" when A is upper and op = N, or A is lower and op = T/C.
 #include <vector>
@@ -26,6 +27,29 @@ namespace strata::blas {
 namespace {
 
 using namespace detail;
+
+// Where an order-n triangular range is halved (n > level3_block):
+// near the middle, on a multiple of level3_block, so the leaves stay on one nb grid. Halving
+// recursively turns the off-diagonal work into a few large gemm calls (each operand packed
+// once per call) instead of one thin panel per diagonal block, whose gemm repacked the whole
+// other operand every time.
+inline index_t split_point(index_t n) {
+  return std::max(level3_block, (n / 2 + level3_block / 2) / level3_block * level3_block);
+}
+
+// Halves the range [d0, d0+len) of the triangular order at split_point, down to
+// leaves of at most level3_block: `leaf(d0, nb)` handles a diagonal block, `halves(lo0,
+// lo_len, hi0, hi_len)` orders the two halves (recursing through the caller) and the gemm
+// that couples them.
+template <class Leaf, class Halves>
+void halve_triangle(index_t d0, index_t len, Leaf&& leaf, Halves&& halves) {
+  if (len <= level3_block) {
+    leaf(d0, len);
+    return;
+  }
+  const index_t half = split_point(len);
+  halves(d0, half, d0 + half, len - half);
+}
 
 template <class T>
 struct TriangularA {
