@@ -52,17 +52,30 @@ void split(Op op, index_t rows, index_t cols, const std::complex<R>* x, index_t 
            bool negate_im = false) {
   const R sign = (op == Op::C) != negate_im ? R(-1) : R(1);
   const R* xr = reinterpret_cast<const R*>(x);  // (re, im) pairs, as std::complex guarantees
-  for (index_t j = 0; j < cols; ++j) {
-    R* __restrict r = re + j * ld;
-    R* __restrict m = im + j * ld;
-    if (op == Op::N) {
+  if (op == Op::N) {
+    for (index_t j = 0; j < cols; ++j) {
+      R* __restrict r = re + j * ld;
+      R* __restrict m = im + j * ld;
       const R* __restrict col = xr + 2 * j * ldx;
       for (index_t i = 0; i < rows; ++i) r[i] = col[2 * i], m[i] = sign * col[2 * i + 1];
-    } else {
-      const R* __restrict row = xr + 2 * j;  // op(X)(i, j) = X(j, i)
-      for (index_t i = 0; i < rows; ++i) r[i] = row[2 * i * ldx], m[i] = sign * row[2 * i * ldx + 1];
     }
+    return;
   }
+  // op(X)(i, j) = X(j, i): in 16 x 16 tiles, so the source lines a tile reads (16 columns of
+  // X, 16 entries each) stay in L1 while its 16 output columns take them one entry per line.
+  // (Column by column over the whole height, each entry came from another line: the split of
+  // B = A^H was a fifth of a 512^2 cherk.)
+  constexpr index_t tile = 16;
+  for (index_t j0 = 0; j0 < cols; j0 += tile)
+    for (index_t i0 = 0; i0 < rows; i0 += tile) {
+      const index_t j1 = std::min(cols, j0 + tile), i1 = std::min(rows, i0 + tile);
+      for (index_t j = j0; j < j1; ++j) {
+        R* __restrict r = re + j * ld;
+        R* __restrict m = im + j * ld;
+        const R* __restrict row = xr + 2 * j;
+        for (index_t i = i0; i < i1; ++i) r[i] = row[2 * i * ldx], m[i] = sign * row[2 * i * ldx + 1];
+      }
+    }
 }
 
 // Rows [lo, hi) of column j that a call writes: all, or those of its triangle (m == n).
@@ -139,8 +152,13 @@ void run_complex(const Handle& h, Op transa, Op transb, index_t m, index_t n, in
   }
   R *b2 = a2 + 2 * m * k, *c2 = b2 + 4 * k * n;
   split(transa, m, k, A, lda, a2, a2 + m * k, m);                     // [Ar Ai], m x 2k
-  split(transb, k, n, B, ldb, b2, b2 + k, 2 * k, true);               // [Br; -Bi], first n columns
-  split(transb, k, n, B, ldb, b2 + 2 * k * n + k, b2 + 2 * k * n, 2 * k);  // [Bi; Br], the next n
+  split(transb, k, n, B, ldb, b2, b2 + k, 2 * k, true);  // [Br; -Bi], first n columns
+  // [Bi; Br], the next n columns, from the first ones (contiguous copies, not a second gather).
+  for (index_t j = 0; j < n; ++j) {
+    const R* __restrict first = b2 + j * 2 * k;
+    R* __restrict next = b2 + (n + j) * 2 * k;
+    for (index_t i = 0; i < k; ++i) next[i] = -first[k + i], next[k + i] = first[i];
+  }
   if (triangle != tile::Triangle::none) {
     // Triangular output: the real and imaginary planes as two triangular real GEMMs (the
     // stacked m x 2n product's triangle would be relative to the whole 2n columns).
