@@ -36,8 +36,8 @@ template <class T, class TA, class TB, class Epilogue>
 void scale_c(const GemmArgs<T, TA, TB>& g, const Epilogue& epi) {
   for (int64_t j = 0; j < g.n; ++j) {
     T* cj = g.c + j * g.ldc;
-    const int64_t lo = g.triangle == Triangle::lower ? std::min(j, g.m) : 0;
-    const int64_t hi = g.triangle == Triangle::upper ? std::min(j + 1, g.m) : g.m;
+    int64_t lo, hi;
+    triangle_rows(g.triangle, g.m, j, lo, hi);
     if (g.beta == T(0)) {
       for (int64_t i = lo; i < hi; ++i) cj[i] = T(0);
     } else if (g.beta != T(1)) {

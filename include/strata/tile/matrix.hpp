@@ -16,6 +16,12 @@ namespace strata::tile {
 // to every ISA's instantiation.
 enum class Triangle : uint8_t { none, upper, lower };
 
+// Rows [lo, hi) of column j of an m-row C that `t` leaves (all of them for none; m == n otherwise).
+inline void triangle_rows(Triangle t, int64_t m, int64_t j, int64_t& lo, int64_t& hi) {
+  lo = t == Triangle::lower ? (j < m ? j : m) : 0;
+  hi = t == Triangle::upper ? (j + 1 < m ? j + 1 : m) : m;
+}
+
 }  // namespace strata::tile
 
 STRATA_TILE_NS_BEGIN

@@ -78,12 +78,6 @@ void split(Op op, index_t rows, index_t cols, const std::complex<R>* x, index_t 
     }
 }
 
-// Rows [lo, hi) of column j that a call writes: all, or those of its triangle (m == n).
-inline void rows_of_column(tile::Triangle triangle, index_t m, index_t j, index_t& lo, index_t& hi) {
-  lo = triangle == tile::Triangle::lower ? std::min(j, m) : 0;
-  hi = triangle == tile::Triangle::upper ? std::min(j + 1, m) : m;
-}
-
 // C = alpha * (cr + i ci) + beta * C, written out in real arithmetic (beta == 0 does not read C),
 // on the rows of each column that `triangle` leaves.
 template <class R>
@@ -93,7 +87,7 @@ void combine(index_t m, index_t n, std::complex<R> alpha, const R* cr, const R* 
   const bool no_beta = beta == std::complex<R>(0);
   for (index_t j = 0; j < n; ++j) {
     index_t lo, hi;
-    rows_of_column(triangle, m, j, lo, hi);
+    tile::triangle_rows(triangle, m, j, lo, hi);
     R* __restrict c = reinterpret_cast<R*>(C + j * ldc);
     const R* __restrict pr = cr + j * m;
     const R* __restrict pi = ci + j * m;
@@ -122,7 +116,7 @@ void run_complex(const Handle& h, Op transa, Op transb, index_t m, index_t n, in
   if (k == 0 || alpha == Cx(0)) {
     for (index_t j = 0; j < n; ++j) {
       index_t lo, hi;
-      rows_of_column(triangle, m, j, lo, hi);
+      tile::triangle_rows(triangle, m, j, lo, hi);
       for (index_t i = lo; i < hi; ++i) {
         Cx& c = C[i + j * ldc];
         c = beta == Cx(0) ? Cx(0) : beta * c;
