@@ -186,24 +186,14 @@ void solve_diagonal_block(const Handle& h, Side side, const TriangularA<T>& A, i
   }
 }
 
-// The inverse of the diagonal block op(A)_dd (nb x nb, column-major, zero outside its
-// triangle) into inv: the block is copied with op, conjugation and the unit diagonal applied,
-// so the ISA's invert_triangle kernel reads a dense array.
+// The inverse of the stored diagonal block A_dd (nb x nb, column-major, zero outside its
+// triangle, the unit diagonal applied) into inv, by the ISA's invert_triangle kernel. The op
+// is left to the product: inv(op(A_dd)) = op(inv(A_dd)), as trmm's leaves multiply by op(A_dd).
 template <class T>
 void invert_diagonal_block(const Handle& h, const TriangularA<T>& A, index_t d0, index_t nb, std::vector<T>& dense,
                            T* inv) {
-  dense.assign(size_t(nb * nb), T(0));
-  const T* a = A.a + d0 + d0 * A.lda;
-  // A's stored triangle, column by column; for op T/C each column of A is a row of op(A).
-  for (index_t c = 0; c < nb; ++c)
-    for (index_t r = A.upper ? 0 : c; r <= (A.upper ? c : nb - 1); ++r) {
-      const T v = a[r + c * A.lda];
-      if (A.op == Op::N) dense[size_t(r + c * nb)] = v;
-      else dense[size_t(c + r * nb)] = conj_if(A.op == Op::C, v);
-    }
-  if (A.unit)
-    for (index_t j = 0; j < nb; ++j) dense[size_t(j + j * nb)] = T(1);
-  vec_kernels<T>(h.isa()).invert_triangle(nb, A.effectively_upper(), dense.data(), inv);
+  A.expand_diagonal(d0, nb, dense);
+  vec_kernels<T>(h.isa()).invert_triangle(nb, A.upper, dense.data(), inv);
 }
 
 // Right-hand sides from which the diagonal blocks are solved through their inverse: then the
@@ -239,7 +229,7 @@ bool all_finite(index_t rows, index_t cols, const T* a, index_t lda) {
 
 // X = inv(op(A)_dd) * X (left, X nb x other) or X * inv(op(A)_dd) (right, X other x nb), in
 // place through the scratch `product`. Returns false, having changed nothing, when the inverse
-// or X holds an Inf or NaN: the full-square product would spread it through the zeros of the
+// or X holds an Inf or NaN: the panel products would spread it through the zeros of the
 // inverse's other triangle (0 * NaN) to entries that substitution leaves finite, so those
 // blocks are solved by substitution.
 template <class T>
@@ -251,7 +241,7 @@ bool solve_by_inverse(const Handle& h, Side side, const TriangularA<T>& A, index
   invert_diagonal_block(h, A, d0, nb, dense, inv.data());
   if (!all_finite(nb, nb, inv.data(), nb)) return false;
   product.resize(size_t(nb * other));
-  triangle_times(h, side == Side::left, A.effectively_upper(), Op::N, nb, other, T(1), inv.data(), X, ldb,
+  triangle_times(h, side == Side::left, A.effectively_upper(), A.op, nb, other, T(1), inv.data(), X, ldb,
                  product.data(), rows);
   copy_matrix(rows, cols, product.data(), rows, X, ldb);
   return true;
