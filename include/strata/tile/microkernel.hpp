@@ -154,7 +154,9 @@ struct MicroKernel {
   // panel instead of per tile: B's addressing is set up once. With `fetch_after`, each k step
   // also prefetches the line of the next tile's A slice it will read (of fetch_after's during
   // the last tile): for A read from memory (single-set kernels only).
-  static void run_column(int64_t tiles, int64_t kc, const T* __restrict a, int64_t a_panel, const T* __restrict b,
+  // Never inlined, like run: inlined into the BLAS mainloop its k loop ran out of registers
+  // for B's column offsets and reloaded them from the stack every step.
+  [[gnu::noinline]] static void run_column(int64_t tiles, int64_t kc, const T* __restrict a, int64_t a_panel, const T* __restrict b,
                          int64_t b_ps, int64_t b_js, T* __restrict c, int64_t ldc, T alpha, T beta,
                          const T* fetch_after = nullptr) {
     auto each = [&]<int BPS, int BJS, bool Fetch>() __attribute__((always_inline)) {
