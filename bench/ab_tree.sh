@@ -8,6 +8,8 @@ ab_tree() {
     echo "$root"
     return
   fi
+  # Named by commit, so a moving name (HEAD, a branch) never reuses a stale tree.
+  rev=$(git rev-parse --short "$rev^{commit}")
   local tree=$root/build/ab/$rev
   if [[ ! -d $tree ]]; then
     mkdir -p "$root/build/ab"
