@@ -9,7 +9,8 @@
 // AB_TYPE=u8s8s32 (A u8 over its full range) or u7s8s32 (A below 128: the byte-quad kernel)
 // times the integer gemm_ex instead of sgemm; AB_TYPE=strsm or strmm (side left, lower, no
 // transpose: A is M x M, B is M x N; K unused) or ssyrk (upper, no transpose: C is M x M,
-// A is M x K; N unused) a Level 3 routine on top of the engine.
+// A is M x K; N unused) a Level 3 routine on top of the engine; AB_TYPE=ssymv (upper, M x M),
+// sgemv_n or sgemv_t (A is M x N) a Level 2 one (K unused).
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -46,6 +47,8 @@ struct Library {
   using Triangular = void (*)(const Handle&, Side, Uplo, Op, Diag, long, long, float, const float*, long, float*, long);
   Triangular trsm, trmm;
   void (*syrk)(const Handle&, Uplo, Op, long, long, float, const float*, long, float, float*, long);
+  void (*symv)(const Handle&, Uplo, long, float, const float*, long, const float*, long, float, float*, long);
+  void (*gemv)(const Handle&, Op, long, long, float, const float*, long, const float*, long, float, float*, long);
 };
 
 Library load(const char* path, int threads) {
@@ -67,7 +70,12 @@ Library load(const char* path, int threads) {
       dlsym(so, "_ZN6strata4blas4trmmIfEEvRKNS0_6HandleENS0_4SideENS0_4UploENS0_2OpENS0_4DiagEllT_PKS9_lPS9_l"));
   lib.syrk = reinterpret_cast<decltype(lib.syrk)>(
       dlsym(so, "_ZN6strata4blas4syrkIfEEvRKNS0_6HandleENS0_4UploENS0_2OpEllT_PKS7_lS7_PS7_l"));
-  if (!lib.handle || !lib.set_threads || !lib.gemm || !lib.gemm_i32 || !lib.trsm || !lib.trmm || !lib.syrk) {
+  lib.symv = reinterpret_cast<decltype(lib.symv)>(
+      dlsym(so, "_ZN6strata4blas4symvIfEEvRKNS0_6HandleENS0_4UploElT_PKS6_lS8_lS6_PS6_l"));
+  lib.gemv = reinterpret_cast<decltype(lib.gemv)>(
+      dlsym(so, "_ZN6strata4blas4gemvIfEEvRKNS0_6HandleENS0_2OpEllT_PKS6_lS8_lS6_PS6_l"));
+  if (!lib.handle || !lib.set_threads || !lib.gemm || !lib.gemm_i32 || !lib.trsm || !lib.trmm || !lib.syrk ||
+      !lib.symv || !lib.gemv) {
     std::fprintf(stderr, "gemm_ab: %s lacks the entry points this harness calls\n", path);
     std::exit(1);
   }
@@ -110,8 +118,9 @@ int main(int argc, char** argv) {
   const std::string type = std::getenv("AB_TYPE") ? std::getenv("AB_TYPE") : "f32";
   const bool integer = type == "u8s8s32" || type == "u7s8s32";
   const bool level3 = type == "strsm" || type == "strmm" || type == "ssyrk";
-  if (!integer && !level3 && type != "f32") {
-    std::fprintf(stderr, "gemm_ab: AB_TYPE must be f32, u8s8s32, u7s8s32, strsm, strmm or ssyrk\n");
+  const bool level2 = type == "ssymv" || type == "sgemv_n" || type == "sgemv_t";
+  if (!integer && !level3 && !level2 && type != "f32") {
+    std::fprintf(stderr, "gemm_ab: AB_TYPE must be f32, u8s8s32, u7s8s32, strsm, strmm, ssyrk, ssymv, sgemv_n or sgemv_t\n");
     return 2;
   }
   std::printf("# %s\n%-5s %-18s %10s %10s %8s\n", type.c_str(), "ops", "shape", "old G/s", "new G/s", "new/old");
@@ -142,8 +151,15 @@ int main(int argc, char** argv) {
     } else if (type == "ssyrk") {
       flop = double(m) * double(m) * double(k);
       c.resize(std::size_t(m * m));
+    } else if (level2) {  // A M x M (symv) or M x N, x and y as long as they need
+      const long cols = type == "ssymv" ? m : n;
+      flop = 2.0 * double(m) * double(cols);
+      a.resize(std::size_t(m * cols));
+      for (float& v : a) v = dist(rng);
+      b.assign(std::size_t(std::max(m, cols)), 0.5f);
+      c.assign(b.size(), 0.f);
     }
-    const int batch = std::max(3, int(5e6 / flop));  // calls per turn: a few ms at least
+    const int batch = std::max(3, int((level2 ? 5e5 : 5e6) / flop));  // calls per turn: a few ms at least
     std::vector<double> seconds[2];
     for (int r = 0; r < rounds; ++r)
       for (int turn = 0; turn < 2; ++turn) {
@@ -154,6 +170,11 @@ int main(int argc, char** argv) {
           if (type == "strsm" || type == "strmm")
             (type == "strsm" ? libs[l].trsm : libs[l].trmm)(libs[l].handle(), Side::left, Uplo::lower, Op::N,
                                                             Diag::non_unit, m, n, 1.f, tri.data(), m, c.data(), m);
+          else if (type == "ssymv")
+            libs[l].symv(libs[l].handle(), Uplo::upper, m, 1.f, a.data(), m, b.data(), 1, 0.f, c.data(), 1);
+          else if (level2)
+            libs[l].gemv(libs[l].handle(), type == "sgemv_t" ? Op::T : Op::N, m, n, 1.f, a.data(), m, b.data(), 1, 0.f,
+                         c.data(), 1);
           else if (type == "ssyrk")
             libs[l].syrk(libs[l].handle(), Uplo::upper, Op::N, m, k, 1.f, a.data(), m, 0.f, c.data(), m);
           else if (integer)
