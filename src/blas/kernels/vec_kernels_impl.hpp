@@ -7,6 +7,17 @@
 namespace strata::blas::detail {
 namespace {
 
+// acc[l] += acc[l + w] for w = Lanes/2, ..., 1: the pairwise combine of the lane sums, one
+// step per constant w so that each step vectorises (a loop over w left every step a chain of
+// scalar adds through the stack: ten times the main loop of a 128-row dot4 in sgemv T).
+template <int W, class T>
+[[gnu::always_inline]] inline void fold_lanes(T* acc) {
+  if constexpr (W >= 1) {
+    for (int l = 0; l < W; ++l) acc[l] += acc[l + W];
+    fold_lanes<W / 2>(acc);
+  }
+}
+
 template <class T>
 void axpy_kernel(index_t n, T alpha, const T* x, T* y) {
   for (index_t i = 0; i < n; ++i) y[i] += alpha * x[i];
@@ -28,8 +39,7 @@ T dot_kernel(index_t n, const T* x, const T* y) {
     for (int l = 0; l < lanes; ++l) acc[l] += conj_if(Conj, x[i + l]) * y[i + l];
   T tail{};
   for (; i < n; ++i) tail += conj_if(Conj, x[i]) * y[i];
-  for (int w = lanes / 2; w > 0; w /= 2)
-    for (int l = 0; l < w; ++l) acc[l] += acc[l + w];
+  fold_lanes<lanes / 2>(acc);
   return acc[0] + tail;
 }
 
@@ -59,8 +69,7 @@ T axpy_dot_kernel(index_t n, T alpha, const T* __restrict a, const T* __restrict
     y[i] += alpha * a[i];
     tail += conj_if(Conj, a[i]) * x[i];
   }
-  for (int w = lanes / 2; w > 0; w /= 2)
-    for (int l = 0; l < w; ++l) acc[l] += acc[l + w];
+  fold_lanes<lanes / 2>(acc);
   return acc[0] + tail;
 }
 
@@ -101,8 +110,7 @@ void four_columns_kernel(index_t n, const T* alpha, const T* const* a, const T* 
     tail[3] += conj_if(Conj, c3[i]) * x[i];
   }
   for (int c = 0; c < 4; ++c) {
-    for (int w = Lanes / 2; w > 0; w /= 2)
-      for (int l = 0; l < w; ++l) acc[c][l] += acc[c][l + w];
+    fold_lanes<Lanes / 2>(acc[c]);
     dot[c] = acc[c][0] + tail[c];
   }
 }
