@@ -219,6 +219,56 @@ TYPED_TEST(Level2, GemvTransposedIsTheSameForAnyThreadCount) {
   }
 }
 
+// ger/geru/gerc against the wide reference on every ISA: column counts around the kernel's
+// groups of four, increments +-1 and 3, lda > m; a zero y_j leaves column j as it was even
+// where x holds an Inf (no 0 * Inf); the bits are the same on 1, 2 and 3 threads.
+TYPED_TEST(Level2, RankOneUpdatesMatchTheReferenceOnAnyThreadCount) {
+  using T = TypeParam;
+  const T alpha = T(0.75);
+  for (Isa isa : {Isa::generic, Isa::avx2, Isa::avx512}) {
+    if (!isa_supported(isa)) continue;
+    IsaScope scope(isa);
+    for (int64_t m : {1, 7, 37, 130})
+      for (int64_t n : {1, 3, 4, 5, 9, 131})
+        for (int64_t inc : {1, -1, 3})
+          for (bool conj : {false, true}) {
+            const int64_t lda = m + 3;
+            auto x = random_values<T>(size_t(m), 61);
+            auto y = random_values<T>(size_t(n), 62);
+            for (int64_t j = 2; j < n; j += 5) y[size_t(j)] = T(0);  // columns that must stay untouched
+            if (n > 2) x[size_t(m / 2)] = T(std::numeric_limits<double>::infinity());
+            const auto A0 = random_values<T>(size_t(lda * n), 63);
+            const auto xs = strided(x, inc), ys = strided(y, inc);
+            std::vector<T> first;
+            for (int threads : {1, 2, 3}) {
+              blas::Handle h;
+              h.set_num_threads(threads);
+              auto A = A0;
+              if (conj) blas::gerc<T>(h, m, n, alpha, xs.data(), inc, ys.data(), inc, A.data(), lda);
+              else if constexpr (!std::is_floating_point_v<T>) blas::geru<T>(h, m, n, alpha, xs.data(), inc, ys.data(), inc, A.data(), lda);
+              else blas::ger<T>(h, m, n, alpha, xs.data(), inc, ys.data(), inc, A.data(), lda);
+              if (first.empty()) first = A;
+              ASSERT_EQ(0, std::memcmp(first.data(), A.data(), A.size() * sizeof(T)))
+                  << "m " << m << " n " << n << " threads " << threads;
+            }
+            for (int64_t j = 0; j < n; ++j)
+              for (int64_t i = 0; i < lda; ++i) {
+                const T before = A0[size_t(i + j * lda)], got = first[size_t(i + j * lda)];
+                if (i >= m || y[size_t(j)] == T(0)) {  // padding rows and skipped columns: untouched
+                  ASSERT_EQ(0, std::memcmp(&before, &got, sizeof(T))) << "i " << i << " j " << j;
+                  continue;
+                }
+                if (!std::isfinite(std::abs(x[size_t(i)]))) continue;
+                T yj = y[size_t(j)];
+                if constexpr (!std::is_floating_point_v<T>)
+                  if (conj) yj = std::conj(yj);
+                const auto want = widen(before) + widen(alpha) * widen(x[size_t(i)]) * widen(yj);
+                expect_close(got, want, 1.0, tolerance<T>(2), "ger entry");
+              }
+          }
+  }
+}
+
 TYPED_TEST(Level2, ChunkedSweepsAreCorrectAndIndependentOfThreads) {
   using T = TypeParam;
   constexpr bool herm = is_cplx<T>;

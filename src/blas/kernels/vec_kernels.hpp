@@ -19,6 +19,9 @@ struct VecKernels {
   // y += alpha[0] x[0] + ... + alpha[3] x[3], added in that order (as four axpy calls would):
   // y is loaded and stored once per four columns.
   void (*axpy4)(index_t n, const T* alpha, const T* const* x, T* y);
+  // y[c] += alpha[c] x for c < 4, each element as axpy computes it: x is loaded once for four
+  // columns (rank-1 updates).
+  void (*axpy_columns4)(index_t n, const T* alpha, const T* x, T* const* y);
   // y += alpha * a and returns sum a_i x_i (conj(a_i) for the c form): one pass over a.
   T (*axpy_dotu)(index_t n, T alpha, const T* a, const T* x, T* y);
   T (*axpy_dotc)(index_t n, T alpha, const T* a, const T* x, T* y);

@@ -53,6 +53,19 @@ void axpy4_kernel(index_t n, const T* alpha, const T* const* x, T* __restrict y)
   for (index_t i = 0; i < n; ++i) y[i] = (((y[i] + a0 * x0[i]) + a1 * x1[i]) + a2 * x2[i]) + a3 * x3[i];
 }
 
+template <class T>
+void axpy_columns4_kernel(index_t n, const T* alpha, const T* __restrict x, T* const* y) {
+  const T a0 = alpha[0], a1 = alpha[1], a2 = alpha[2], a3 = alpha[3];
+  T* __restrict y0 = y[0];
+  T* __restrict y1 = y[1];
+  T* __restrict y2 = y[2];
+  T* __restrict y3 = y[3];
+  for (index_t i = 0; i < n; ++i) {
+    const T v = x[i];
+    y0[i] += a0 * v, y1[i] += a1 * v, y2[i] += a2 * v, y3[i] += a3 * v;
+  }
+}
+
 // The axpy of axpy_kernel and the dot of dot_kernel (same lanes, same combine) in one pass.
 template <class T, bool Conj>
 T axpy_dot_kernel(index_t n, T alpha, const T* __restrict a, const T* __restrict x, T* __restrict y) {
@@ -182,7 +195,7 @@ void invert_triangle_kernel(index_t n, bool upper, const T* t, T* inv) {
 template <class T>
 constexpr VecKernels<T> make_kernels() {
   return {&axpy_kernel<T>,  &dot_kernel<T, false>,      &dot_kernel<T, true>,
-          &scal_kernel<T>,  &axpy4_kernel<T>,           &axpy_dot_kernel<T, false>,
+          &scal_kernel<T>,  &axpy4_kernel<T>,           &axpy_columns4_kernel<T>, &axpy_dot_kernel<T, false>,
           &axpy_dot_kernel<T, true>, &axpy_dot4_kernel<T, false>, &axpy_dot4_kernel<T, true>,
           &dot4_kernel<T, false>,    &dot4_kernel<T, true>,       &invert_triangle_kernel<T>};
 }

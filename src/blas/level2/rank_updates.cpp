@@ -2,6 +2,8 @@
 // her/hpr/her2/hpr2 (Hermitian). Each column of A receives axpy updates on its stored
 // segment. Columns are independent, so threads split them (ger: contiguous ranges; the
 // triangular updates: the balanced column chunks of common/parallel.hpp).
+#include <algorithm>
+
 #include "../common/checks.hpp"
 #include "../common/dense_vector.hpp"
 #include "../common/parallel.hpp"
@@ -28,10 +30,22 @@ void general_rank1(const Handle& h, index_t m, index_t n, T alpha, const T* x, i
   DenseInput<T> yv(y, n, incy);
   const T* xd = xv.data();
   const T* yd = yv.data();
-  auto axpy = vec_kernels<T>(h.isa()).axpy;
-  parallel_ranges(h, n, m * n, [&](index_t j0, index_t j1) {
-    for (index_t j = j0; j < j1; ++j)
-      if (yd[j] != T(0)) axpy(m, alpha * conj_if(ConjY, yd[j]), xd, A + j * lda);
+  const auto& k = vec_kernels<T>(h.isa());
+  // Four columns per pass over x where all four y_j are nonzero (a zero y_j leaves its column
+  // untouched, as the reference BLAS does: no 0 * Inf); threads split whole groups of four, so
+  // a column's arithmetic does not depend on the thread count.
+  parallel_ranges(h, (n + 3) / 4, m * n, [&](index_t g0, index_t g1) {
+    for (index_t j = 4 * g0; j < std::min(n, 4 * g1); j += 4) {
+      if (j + 4 <= n && yd[j] != T(0) && yd[j + 1] != T(0) && yd[j + 2] != T(0) && yd[j + 3] != T(0)) {
+        T t[4];
+        T* cols[4];
+        for (int c = 0; c < 4; ++c) t[c] = alpha * conj_if(ConjY, yd[j + c]), cols[c] = A + (j + c) * lda;
+        k.axpy_columns4(m, t, xd, cols);
+        continue;
+      }
+      for (index_t c = j; c < std::min(n, j + 4); ++c)
+        if (yd[c] != T(0)) k.axpy(m, alpha * conj_if(ConjY, yd[c]), xd, A + c * lda);
+    }
   });
 }
 
