@@ -6,7 +6,7 @@
 # 20), printing each side's median GFLOPS and the ratio. REV may be "." for an A/A run (this
 # build against itself), which shows the harness's own spread.
 # AB_TYPE=u8s8s32 (full-range u8 A) or u7s8s32 (A below 128) times the integer gemm_ex instead;
-# AB_TYPE=strsm, strmm or ssyrk a Level 3 routine, ssymv, sgemv_n, sgemv_t or sger a Level 2 one (shapes
+# AB_TYPE=strsm, strmm or ssyrk a Level 3 routine, ssymv, ssyr, sgemv_n, sgemv_t or sger a Level 2 one (shapes
 # as in bench/gemm_ab.cpp).
 # Usage: bench/compare_builds.sh REV [THREADS] [OPS] MxNxK...
 #   e.g. bench/compare_builds.sh a1ef895 1 NN 64x64x64 256x196x1024 2048x2048x2048

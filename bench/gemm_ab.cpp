@@ -9,7 +9,7 @@
 // AB_TYPE=u8s8s32 (A u8 over its full range) or u7s8s32 (A below 128: the byte-quad kernel)
 // times the integer gemm_ex instead of sgemm; AB_TYPE=strsm or strmm (side left, lower, no
 // transpose: A is M x M, B is M x N; K unused) or ssyrk (upper, no transpose: C is M x M,
-// A is M x K; N unused) a Level 3 routine on top of the engine; AB_TYPE=ssymv (upper, M x M),
+// A is M x K; N unused) a Level 3 routine on top of the engine; AB_TYPE=ssymv or ssyr (upper, M x M),
 // sgemv_n, sgemv_t or sger (A is M x N) a Level 2 one (K unused).
 #include <dlfcn.h>
 
@@ -50,6 +50,7 @@ struct Library {
   void (*symv)(const Handle&, Uplo, long, float, const float*, long, const float*, long, float, float*, long);
   void (*gemv)(const Handle&, Op, long, long, float, const float*, long, const float*, long, float, float*, long);
   void (*ger)(const Handle&, long, long, float, const float*, long, const float*, long, float*, long);
+  void (*syr)(const Handle&, Uplo, long, float, const float*, long, float*, long);
 };
 
 Library load(const char* path, int threads) {
@@ -76,7 +77,8 @@ Library load(const char* path, int threads) {
   lib.gemv = reinterpret_cast<decltype(lib.gemv)>(
       dlsym(so, "_ZN6strata4blas4gemvIfEEvRKNS0_6HandleENS0_2OpEllT_PKS6_lS8_lS6_PS6_l"));
   lib.ger = reinterpret_cast<decltype(lib.ger)>(dlsym(so, "_ZN6strata4blas3gerIfEEvRKNS0_6HandleEllT_PKS5_lS7_lPS5_l"));
-  if (!lib.ger || !lib.handle || !lib.set_threads || !lib.gemm || !lib.gemm_i32 || !lib.trsm || !lib.trmm || !lib.syrk ||
+  lib.syr = reinterpret_cast<decltype(lib.syr)>(dlsym(so, "_ZN6strata4blas3syrIfEEvRKNS0_6HandleENS0_4UploElT_PKS6_lPS6_l"));
+  if (!lib.syr || !lib.ger || !lib.handle || !lib.set_threads || !lib.gemm || !lib.gemm_i32 || !lib.trsm || !lib.trmm || !lib.syrk ||
       !lib.symv || !lib.gemv) {
     std::fprintf(stderr, "gemm_ab: %s lacks the entry points this harness calls\n", path);
     std::exit(1);
@@ -120,9 +122,9 @@ int main(int argc, char** argv) {
   const std::string type = std::getenv("AB_TYPE") ? std::getenv("AB_TYPE") : "f32";
   const bool integer = type == "u8s8s32" || type == "u7s8s32";
   const bool level3 = type == "strsm" || type == "strmm" || type == "ssyrk";
-  const bool level2 = type == "ssymv" || type == "sgemv_n" || type == "sgemv_t" || type == "sger";
+  const bool level2 = type == "ssymv" || type == "sgemv_n" || type == "sgemv_t" || type == "sger" || type == "ssyr";
   if (!integer && !level3 && !level2 && type != "f32") {
-    std::fprintf(stderr, "gemm_ab: AB_TYPE must be f32, u8s8s32, u7s8s32, strsm, strmm, ssyrk, ssymv, sgemv_n, sgemv_t or sger\n");
+    std::fprintf(stderr, "gemm_ab: AB_TYPE must be f32, u8s8s32, u7s8s32, strsm, strmm, ssyrk, ssymv, ssyr, sgemv_n, sgemv_t or sger\n");
     return 2;
   }
   std::printf("# %s\n%-5s %-18s %10s %10s %8s\n", type.c_str(), "ops", "shape", "old G/s", "new G/s", "new/old");
@@ -154,7 +156,7 @@ int main(int argc, char** argv) {
       flop = double(m) * double(m) * double(k);
       c.resize(std::size_t(m * m));
     } else if (level2) {  // A M x M (symv) or M x N, x and y as long as they need
-      const long cols = type == "ssymv" ? m : n;
+      const long cols = type == "ssymv" || type == "ssyr" ? m : n;
       flop = 2.0 * double(m) * double(cols);
       a.resize(std::size_t(m * cols));
       for (float& v : a) v = dist(rng);
@@ -174,6 +176,8 @@ int main(int argc, char** argv) {
                                                             Diag::non_unit, m, n, 1.f, tri.data(), m, c.data(), m);
           else if (type == "ssymv")
             libs[l].symv(libs[l].handle(), Uplo::upper, m, 1.f, a.data(), m, b.data(), 1, 0.f, c.data(), 1);
+          else if (type == "ssyr")
+            libs[l].syr(libs[l].handle(), Uplo::upper, m, 1e-3f, b.data(), 1, a.data(), m);
           else if (type == "sger")
             libs[l].ger(libs[l].handle(), m, n, 1e-3f, b.data(), 1, b.data(), 1, a.data(), m);
           else if (level2)
