@@ -39,10 +39,40 @@ void symmetric_mv(const Handle& h, const TriStorage<const T>& A, T alpha, const 
     const T diag = Herm ? T(real_part(*A.at(j, j))) : *A.at(j, j);
     acc[j] += t1 * diag + alpha * t2;
   };
+  // Full storage, four columns j..j+3: the same operations in the same order as the general
+  // block below (kernel over the shared rows, then each column's piece of the small triangle
+  // among the four and its diagonal), on pointers computed once.
+  auto full_block = [&](index_t j, T* acc) {
+    const T* col[4];
+    for (int q = 0; q < 4; ++q) col[q] = A.a + (j + q) * A.lda;  // row 0 of column j + q
+    const T t1[4] = {alpha * xd[j], alpha * xd[j + 1], alpha * xd[j + 2], alpha * xd[j + 3]};
+    T t2[4] = {};
+    // Shared rows: [0, j) (upper) or [j + 4, n) (lower).
+    const index_t lo = A.upper ? 0 : j + 4, len = A.upper ? j : n - j - 4;
+    if (len > 0) {
+      const T* cols[4] = {col[0] + lo, col[1] + lo, col[2] + lo, col[3] + lo};
+      axpy_dot4(len, t1, cols, xd + lo, acc + lo, t2);
+    }
+    for (int q = 0; q < 4; ++q) {
+      // Column j + q's rows inside the block: [j, j + q) above its diagonal (upper) or
+      // (j + q, j + 4) below it (lower).
+      const index_t a = A.upper ? j : j + q + 1, b = A.upper ? j + q : j + 4;
+      for (index_t i = a; i < b; ++i) {
+        acc[i] += t1[q] * col[q][i];
+        t2[q] += conj_if(Herm, col[q][i]) * xd[i];
+      }
+      const T diag = Herm ? T(real_part(col[q][j + q])) : col[q][j + q];
+      acc[j + q] += t1[q] * diag + alpha * t2[q];
+    }
+  };
   auto columns = [&](index_t j0, index_t j1, T* acc) {
     index_t j = j0;
     // Four columns per pass over the rows they all store, the rest of each one by one.
     for (; j + 4 <= j1; j += 4) {
+      if (A.storage == Storage::full) {
+        full_block(j, acc);
+        continue;
+      }
       const FourColumns four(A, j);
       const T t1[4] = {alpha * xd[j], alpha * xd[j + 1], alpha * xd[j + 2], alpha * xd[j + 3]};
       T t2[4] = {};
