@@ -31,7 +31,8 @@ struct VecKernels {
   void (*axpy_dotc4)(index_t n, const T* alpha, const T* const* a, const T* x, T* y, T* dot);
   // dot[c] = sum a[c]_i x_i (conj(a) for the c form) for c < 4, in dotu's lanes and order:
   // four columns stream at once against one pass over x. (The bits can still differ from
-  // dotu's where the compiler fuses multiply-adds in one kernel and not the other.)
+  // dotu's where the compiler fuses multiply-adds in one kernel and not the other, and for
+  // complex T, whose dot4 keeps one vector of lane sums per column where dotu keeps two.)
   void (*dotu4)(index_t n, const T* const* a, const T* x, T* dot);
   void (*dotc4)(index_t n, const T* const* a, const T* x, T* dot);
   // inv := the inverse of the n x n `upper`/lower triangle of t (both column-major, ld n; t
