@@ -20,7 +20,7 @@
 namespace {
 
 // CBLAS enumerations.
-enum : int { kCol = 102, kN = 111, kT = 112, kUp = 121, kLo = 122, kNonUnit = 131, kLeft = 141, kRight = 142 };
+enum : int { kCol = 102, kN = 111, kT = 112, kC = 113, kUp = 121, kLo = 122, kNonUnit = 131, kLeft = 141, kRight = 142 };
 
 struct Library {
   void* so;
@@ -53,6 +53,8 @@ using Ger = void (*)(int, int, int, float, const float*, int, const float*, int,
 using Syr = void (*)(int, int, int, float, const float*, int, float*, int);
 using Cgemv = void (*)(int, int, int, int, const void*, const void*, int, const void*, int, const void*, void*, int);
 using Ctrsv = void (*)(int, int, int, int, int, const void*, int, void*, int);
+using Chemv = void (*)(int, int, int, const void*, const void*, int, const void*, int, const void*, void*, int);
+using Cdot = void (*)(int, const void*, int, const void*, int, void*);
 using Trsm = void (*)(int, int, int, int, int, int, int, float, const float*, int, float*, int);
 using Syrk = void (*)(int, int, int, int, int, float, const float*, int, float, float*, int);
 using Product = void (*)(int, int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
@@ -109,6 +111,10 @@ int main(int argc, char** argv) {
       {"ssyr U", 2, n2, [&](const Library& l) { l.get<Syr>("cblas_ssyr")(kCol, kUp, n, 1e-9f, x.data(), 1, W.data(), n); }},
       {"cgemv N", 2, 8 * n2, [&](const Library& l) { l.get<Cgemv>("cblas_cgemv")(kCol, kN, n, n, &cone, Ac.data(), n, xc.data(), 1, &czero, yc.data(), 1); }},
       {"ctrsv L N N", 2, 4 * n2, [&](const Library& l) { yc = xc; l.get<Ctrsv>("cblas_ctrsv")(kCol, kLo, kN, kNonUnit, n, Ac.data(), n, yc.data(), 1); }},
+      {"cgemv C", 2, 8 * n2, [&](const Library& l) { l.get<Cgemv>("cblas_cgemv")(kCol, kC, n, n, &cone, Ac.data(), n, xc.data(), 1, &czero, yc.data(), 1); }},
+      {"chemv U", 2, 8 * n2, [&](const Library& l) { l.get<Chemv>("cblas_chemv")(kCol, kUp, n, &cone, Ac.data(), n, xc.data(), 1, &czero, yc.data(), 1); }},
+      {"ctrsv U C N", 2, 4 * n2, [&](const Library& l) { yc = xc; l.get<Ctrsv>("cblas_ctrsv")(kCol, kUp, kC, kNonUnit, n, Ac.data(), n, yc.data(), 1); }},
+      {"cdotc (n^2)", 2, 8 * n2, [&](const Library& l) { cf r; l.get<Cdot>("cblas_cdotc_sub")(n * n, Ac.data(), 1, Bc.data(), 1, &r); }},
       {"strsm L L N N", 3, n3, [&](const Library& l) { W = B; l.get<Trsm>("cblas_strsm")(kCol, kLeft, kLo, kN, kNonUnit, n, n, one, A.data(), n, W.data(), n); }},
       {"strsm R U N N", 3, n3, [&](const Library& l) { W = B; l.get<Trsm>("cblas_strsm")(kCol, kRight, kUp, kN, kNonUnit, n, n, one, A.data(), n, W.data(), n); }},
       {"strmm L L N N", 3, n3, [&](const Library& l) { W = B; l.get<Trsm>("cblas_strmm")(kCol, kLeft, kLo, kN, kNonUnit, n, n, one, A.data(), n, W.data(), n); }},
