@@ -86,6 +86,43 @@ TYPED_TEST(Level1, Nrm2NeitherOverflowsNorUnderflows) {
   EXPECT_NEAR(double(blas::nrm2<T>(h, 2, x.data(), -1)), 5.0, 1e-5);  // negative increments are walked
 }
 
+// nrm2 against a long double sum over lengths past the lanes, increments 1, 2 and -1, and
+// magnitudes that take each path: ordinary, all tiny (squares underflow), all huge (squares
+// overflow), one huge among ordinary ones, and an Inf or a NaN entry.
+TYPED_TEST(Level1, Nrm2MatchesAWideSumAtEveryScale) {
+  using T = TypeParam;
+  using R = blas::real_t<T>;
+  using L = std::numeric_limits<R>;
+  blas::Handle h;
+  for (int64_t n : {1, 7, 37, 1000})
+    for (int64_t inc : {1, 2, -1})
+      for (int kind = 0; kind < 6; ++kind) {
+        auto logical = random_values<T>(size_t(n), uint32_t(80 + kind));
+        const R scale = kind == 1 ? L::min() * R(4) : kind == 2 ? L::max() / R(4 * n) : R(1);
+        for (auto& v : logical) v *= scale;
+        if (kind == 3) logical[size_t(n / 2)] = T(L::max() / R(2));
+        if (kind == 4) logical[size_t(n / 2)] = T(L::infinity());
+        if (kind == 5) logical[size_t(n / 2)] = T(L::quiet_NaN());
+        std::vector<T> x(size_t(n * std::abs(inc)), T(R(7)));
+        for (int64_t i = 0; i < n; ++i) x[size_t(inc > 0 ? i * inc : (n - 1 - i) * -inc)] = logical[size_t(i)];
+        long double sum = 0;
+        for (const T& v : logical) {
+          const long double a = std::abs(std::complex<long double>(std::real(v), std::imag(v)));
+          sum += a * a;
+        }
+        const R got = blas::nrm2<T>(h, n, x.data(), inc);
+        const std::string what = "n " + std::to_string(n) + " inc " + std::to_string(inc) + " kind " + std::to_string(kind);
+        if (kind == 5) {
+          EXPECT_TRUE(std::isnan(got)) << what;
+        } else if (kind == 4) {
+          EXPECT_EQ(got, L::infinity()) << what;
+        } else {
+          const long double want = std::sqrt(sum);
+          EXPECT_LE(std::abs((long double)got - want), want * 8 * L::epsilon() * std::sqrt(double(n))) << what;
+        }
+      }
+}
+
 TEST(Level1Rotations, RotgZeroesTheSecondComponent) {
   blas::Handle h;
   double a = 3, b = 4, c, s;
