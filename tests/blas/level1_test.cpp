@@ -62,6 +62,36 @@ TYPED_TEST(Level1, AxpyDotAsumIamaxRotAgainstReference) {
   }
 }
 
+// iamax as the reference's sequential strict comparison: the first of tied largest values
+// (also across the kernel's blocks of 256), NaNs never largest unless x[0] is one, Inf
+// largest, all zeros index 1; on every ISA.
+TYPED_TEST(Level1, IamaxTakesTheFirstLargestAndSkipsNaNs) {
+  using T = TypeParam;
+  using R = blas::real_t<T>;
+  const R nan = std::numeric_limits<R>::quiet_NaN(), inf = std::numeric_limits<R>::infinity();
+  auto reference = [](const std::vector<T>& x) {
+    int64_t best = 0;
+    for (int64_t i = 1; i < int64_t(x.size()); ++i)
+      if (blas::cabs1(x[size_t(i)]) > blas::cabs1(x[size_t(best)])) best = i;
+    return best + 1;
+  };
+  for (Isa isa : {Isa::generic, Isa::avx2, Isa::avx512}) {
+    if (!isa_supported(isa)) continue;
+    IsaScope scope(isa);
+    blas::Handle h;
+    for (int64_t n : {1, 9, 256, 257, 1000})
+      for (int c = 0; c < 6; ++c) {
+        auto x = random_values<T>(size_t(n), uint32_t(90 + c));
+        if (c == 1 && n > 3) x[size_t(n - 2)] = x[size_t(n / 3)] = T(R(5));                    // a tie
+        if (c == 2 && n > 3) x[1] = T(nan), x[size_t(n - 1)] = T(nan);                        // NaNs skipped
+        if (c == 3) x[0] = T(nan);                                                            // NaN first: 1
+        if (c == 4 && n > 3) x[size_t(n - 1)] = T(-inf), x[size_t(n / 2)] = T(nan);          // Inf wins
+        if (c == 5) std::fill(x.begin(), x.end(), T(R(0)));                                   // zeros: 1
+        EXPECT_EQ(blas::iamax<T>(h, n, x.data(), 1), reference(x)) << "n " << n << " case " << c;
+      }
+  }
+}
+
 TYPED_TEST(Level1, DotIsBitwiseIdenticalForAnyThreadCount) {
   using T = TypeParam;
   const int64_t n = 300001;

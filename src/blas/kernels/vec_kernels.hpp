@@ -39,6 +39,14 @@ struct VecKernels {
   // zero outside its triangle, inv written in full): trsm's diagonal leaves, whose inverses
   // are applied by gemm.
   void (*invert_triangle)(index_t n, bool upper, const T* t, T* inv);
+  // Plane rotation (x, y) := (c x + s y, c y - s x) of distinct vectors, complex ones part by
+  // part (the real c and s of rot/csrot/zdrot).
+  void (*rot)(index_t n, real_t<T> c, real_t<T> s, T* x, T* y);
+  // sum |re| + |im| (|x| for real T), in fixed lanes.
+  real_t<T> (*asum)(index_t n, const T* x);
+  // The first index (0-based) of the largest |re| + |im|, NaNs never largest unless x[0] is
+  // one (then 0), as the reference's sequential strict comparison gives.
+  index_t (*iamax)(index_t n, const T* x);
 };
 
 struct VecKernelSet {

@@ -67,6 +67,10 @@ template <class T>
 real_t<T> asum(const Handle& h, index_t n, const T* x, index_t incx) {
   using R = real_t<T>;
   if (n <= 0 || incx <= 0) return R(0);
+  if (incx == 1) {
+    auto kernel = detail::vec_kernels<T>(h.isa()).asum;
+    return detail::chunked_reduce<R>(h, n, [&](index_t lo, index_t hi) { return kernel(hi - lo, x + lo); });
+  }
   return detail::chunked_reduce<R>(h, n, [&](index_t lo, index_t hi) {
     R acc[8] = {};
     index_t i = lo;
@@ -79,8 +83,9 @@ real_t<T> asum(const Handle& h, index_t n, const T* x, index_t incx) {
 }
 
 template <class T>
-index_t iamax(const Handle&, index_t n, const T* x, index_t incx) {
+index_t iamax(const Handle& h, index_t n, const T* x, index_t incx) {
   if (n < 1 || incx <= 0) return 0;
+  if (incx == 1) return detail::vec_kernels<T>(h.isa()).iamax(n, x) + 1;
   index_t best = 0;
   real_t<T> max = detail::abs1(x[0]);
   for (index_t i = 1; i < n; ++i) {

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "../common/scalar.hpp"
+#include "../kernels/vec_kernels.hpp"
 #include "strata/blas/level1.hpp"
 
 namespace strata::blas {
@@ -240,8 +241,12 @@ void rotmg(const Handle&, T* d1, T* d2, T* x1, T y1, T* param) {
 }
 
 template <class T>
-void rot(const Handle&, index_t n, T* x, index_t incx, T* y, index_t incy, real_t<T> c, real_t<T> s) {
+void rot(const Handle& h, index_t n, T* x, index_t incx, T* y, index_t incy, real_t<T> c, real_t<T> s) {
   if (n <= 0) return;
+  if (incx == 1 && incy == 1 && (x + n <= y || y + n <= x)) {
+    detail::vec_kernels<T>(h.isa()).rot(n, c, s, x, y);
+    return;
+  }
   T* xb = detail::vec_base(x, n, incx);
   T* yb = detail::vec_base(y, n, incy);
   for (index_t i = 0; i < n; ++i) {

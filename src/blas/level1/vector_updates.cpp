@@ -33,9 +33,17 @@ void scal(const Handle& h, index_t n, T alpha, T* x, index_t incx) {
 
 template <class T>
   requires is_complex_v<T>
-void scal(const Handle&, index_t n, real_t<T> alpha, T* x, index_t incx) {
+void scal(const Handle& h, index_t n, real_t<T> alpha, T* x, index_t incx) {
   if (n <= 0 || incx <= 0) return;
-  // Real times complex: both parts scaled independently, as csscal does.
+  // Real times complex: both parts scaled independently, as csscal does; contiguous, that is
+  // the real scal of the 2n parts.
+  if (incx == 1) {
+    using R = real_t<T>;
+    auto kernel = detail::vec_kernels<R>(h.isa()).scal;
+    R* r = reinterpret_cast<R*>(x);
+    detail::parallel_ranges(h, 2 * n, 2 * n, [&](index_t lo, index_t hi) { kernel(hi - lo, alpha, r + lo); });
+    return;
+  }
   for (index_t i = 0; i < n; ++i) {
     T& v = x[i * incx];
     v = T(alpha * v.real(), alpha * v.imag());
