@@ -4,7 +4,7 @@
 // trmv, symv, ger, syr, tbsv, cgemv, ctrsv; Level 3: trsm, trmm, syrk, symm, syr2k (f32), cherk and,
 // for scale, dgemm, cgemm and zgemm.
 // Run it with OPENBLAS_CORETYPE unset and one thread for both (the command is in
-// docs/PERFORMANCE.md): cblas_vs_peer N STRATA_LIBBLAS PEER_CBLAS [level2|level3]
+// docs/PERFORMANCE.md): cblas_vs_peer N STRATA_LIBBLAS PEER_CBLAS [level1|level2|level3]
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -50,6 +50,10 @@ using Trsv = void (*)(int, int, int, int, int, const float*, int, float*, int);
 using Tbsv = void (*)(int, int, int, int, int, int, const float*, int, float*, int);
 using Symv = void (*)(int, int, int, float, const float*, int, const float*, int, float, float*, int);
 using Ger = void (*)(int, int, int, float, const float*, int, const float*, int, float*, int);
+using Amax = size_t (*)(int, const void*, int);
+using Asum = float (*)(int, const float*, int);
+using Rot = void (*)(int, float*, int, float*, int, float, float);
+using Nrm2 = float (*)(int, const void*, int);
 using Syr = void (*)(int, int, int, float, const float*, int, float*, int);
 using Cgemv = void (*)(int, int, int, int, const void*, const void*, int, const void*, int, const void*, void*, int);
 using Ctrsv = void (*)(int, int, int, int, int, const void*, int, void*, int);
@@ -75,11 +79,11 @@ struct Case {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: %s N STRATA_LIBBLAS PEER_CBLAS [level2|level3]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s N STRATA_LIBBLAS PEER_CBLAS [level1|level2|level3]\n", argv[0]);
     return 2;
   }
   const int n = std::atoi(argv[1]);
-  const int only = argc > 4 ? (std::strcmp(argv[4], "level2") == 0 ? 2 : 3) : 0;
+  const int only = argc > 4 ? (std::strcmp(argv[4], "level1") == 0 ? 1 : std::strcmp(argv[4], "level2") == 0 ? 2 : 3) : 0;
   const Library libs[2] = {load(argv[2]), load(argv[3])};
   using cf = std::complex<float>;
   const size_t nn = size_t(n) * size_t(n);
@@ -99,6 +103,13 @@ int main(int argc, char** argv) {
   std::vector<cd> Az(nn, cd(0.001, 0.002)), Bz(nn, cd(0.5, -0.25)), Wz(nn);
   std::vector<double> Ad(A.begin(), A.end()), Bd(B.begin(), B.end()), Wd(nn);
   const std::vector<Case> cases = {
+      // Level 1 over n^2 elements (the matrices' storage as vectors).
+      {"isamax (n^2)", 1, n2, [&](const Library& l) { volatile size_t r = l.get<Amax>("cblas_isamax")(n * n, B.data(), 1); (void)r; }},
+      {"icamax (n^2)", 1, n2, [&](const Library& l) { volatile size_t r = l.get<Amax>("cblas_icamax")(n * n, Bc.data(), 1); (void)r; }},
+      {"sasum (n^2)", 1, n2, [&](const Library& l) { volatile float r = l.get<Asum>("cblas_sasum")(n * n, B.data(), 1); (void)r; }},
+      {"snrm2 (n^2)", 1, 2 * n2, [&](const Library& l) { volatile float r = l.get<Nrm2>("cblas_snrm2")(n * n, B.data(), 1); (void)r; }},
+      {"scnrm2 (n^2)", 1, 4 * n2, [&](const Library& l) { volatile float r = l.get<Nrm2>("cblas_scnrm2")(n * n, Bc.data(), 1); (void)r; }},
+      {"srot (n^2)", 1, 6 * n2, [&](const Library& l) { l.get<Rot>("cblas_srot")(n * n, B.data(), 1, W.data(), 1, 0.8f, 0.6f); }},
       {"sgemv N", 2, 2 * n2, [&](const Library& l) { l.get<Gemv>("cblas_sgemv")(kCol, kN, n, n, one, A.data(), n, x.data(), 1, zero, y.data(), 1); }},
       {"sgemv T", 2, 2 * n2, [&](const Library& l) { l.get<Gemv>("cblas_sgemv")(kCol, kT, n, n, one, A.data(), n, x.data(), 1, zero, y.data(), 1); }},
       {"sgemv N inc 3", 2, 2 * n2 / 9, [&](const Library& l) { l.get<Gemv>("cblas_sgemv")(kCol, kN, n / 3, n / 3, one, A.data(), n, x.data(), 3, zero, y.data(), 3); }},
