@@ -156,6 +156,26 @@ T dot_kernel(index_t n, const T* x, const T* y) {
 
 template <class T>
 void axpy4_kernel(index_t n, const T* alpha, const T* const* x, T* __restrict y) {
+  if constexpr (is_complex_v<T>) {  // on the reals: y stays in a register for all four columns
+    using R = real_t<T>;
+    using C = ComplexLanes<R>;
+    using V = typename C::V;
+    V alr[4], ali[4];
+    const R* col[4];
+    for (int c = 0; c < 4; ++c) {
+      alr[c] = C::splat(alpha[c].real()), ali[c] = C::alternate(-alpha[c].imag(), alpha[c].imag());
+      col[c] = reinterpret_cast<const R*>(x[c]);
+    }
+    R* yr = reinterpret_cast<R*>(y);
+    index_t i = 0;
+    for (; i + C::W <= 2 * n; i += C::W) {
+      V yv = C::load(yr + i);
+      for (int c = 0; c < 4; ++c) yv = C::axpy(yv, alr[c], ali[c], C::load(col[c] + i));
+      C::store(yr + i, yv);
+    }
+    for (index_t e = i / 2; e < n; ++e) y[e] = (((y[e] + alpha[0] * x[0][e]) + alpha[1] * x[1][e]) + alpha[2] * x[2][e]) + alpha[3] * x[3][e];
+    return;
+  }
   const T a0 = alpha[0], a1 = alpha[1], a2 = alpha[2], a3 = alpha[3];
   const T* __restrict x0 = x[0];
   const T* __restrict x1 = x[1];
