@@ -39,6 +39,15 @@ void symmetric_mv(const Handle& h, const TriStorage<const T>& A, T alpha, const 
     const T diag = Herm ? T(real_part(*A.at(j, j))) : *A.at(j, j);
     acc[j] += t1 * diag + alpha * t2;
   };
+  // Rows [a, b) of a column stored at col (col[i] is row a + i), summed inline: the small
+  // triangle among four columns (up to three entries), where a kernel call cost more than the
+  // piece (n = 256: a sixth of the time).
+  auto short_piece_sum = [&](const T* col, index_t a, index_t b, T t1, T& t2, T* acc) {
+    for (index_t i = 0; i < b - a; ++i) {
+      acc[a + i] += t1 * col[i];
+      t2 += conj_if(Herm, col[i]) * xd[a + i];
+    }
+  };
   // Full storage, four columns j..j+3: the same operations in the same order as the general
   // block below (kernel over the shared rows, then each column's piece of the small triangle
   // among the four and its diagonal), on pointers computed once.
@@ -57,11 +66,8 @@ void symmetric_mv(const Handle& h, const TriStorage<const T>& A, T alpha, const 
       // Column j + q's rows inside the block: [j, j + q) above its diagonal (upper) or
       // (j + q, j + 4) below it (lower).
       const index_t a = A.upper ? j : j + q + 1, b = A.upper ? j + q : j + 4;
-      for (index_t i = a; i < b; ++i) {
-        acc[i] += t1[q] * col[q][i];
-        t2[q] += conj_if(Herm, col[q][i]) * xd[i];
-      }
-      const T diag = Herm ? T(real_part(col[q][j + q])) : col[q][j + q];
+      short_piece_sum(col[q] + a, a, b, t1[q], t2[q], acc);
+      const T diag = Herm ? T(real_part(col[q][j + q])) : col[q][j + q];  // finish's, without A.at
       acc[j + q] += t1[q] * diag + alpha * t2[q];
     }
   };
@@ -84,16 +90,7 @@ void symmetric_mv(const Handle& h, const TriStorage<const T>& A, T alpha, const 
       for (int q = 0; q < 4; ++q) {
         const index_t c = j + q;
         four.rest(A, c, [&](index_t a, index_t b) {
-          // The small triangle among the four columns (up to three entries) inline: a kernel
-          // call per piece cost more than the piece (n = 256: a sixth of the time).
-          if (b - a < short_piece) {
-            const T* col = A.at(a, c);
-            for (index_t i = 0; i <= b - a; ++i) {
-              acc[a + i] += t1[q] * col[i];
-              t2[q] += conj_if(Herm, col[i]) * xd[a + i];
-            }
-            return;
-          }
+          if (b - a < short_piece) return short_piece_sum(A.at(a, c), a, b + 1, t1[q], t2[q], acc);
           t2[q] += axpy_dot(b - a + 1, t1[q], A.at(a, c), xd + a, acc + a);
         });
         finish(c, t1[q], t2[q], acc);
