@@ -77,6 +77,18 @@ struct ComplexLanes {
   // alternate(-alpha_im, alpha_im), both made once outside the loop (GCC rebuilt a splat
   // inside it, lane by lane, every step).
   static V axpy(V y, V alr, V ali_signed, V a) { return y + alr * a + ali_signed * swap(a); }
+  // One complex element past the last whole vector: y += alpha * a (with Axpy; the product
+  // formed first, so x == y is safe) and a's contributions to the scalar tails pt and qt.
+  template <bool Axpy>
+  static void tail_step(std::complex<R> alpha, const R* a, const R* x, R* y, R* pt, R* qt) {
+    const R a_re = a[0], a_im = a[1];
+    if constexpr (Axpy) {
+      const R t_re = alpha.real() * a_re - alpha.imag() * a_im, t_im = alpha.real() * a_im + alpha.imag() * a_re;
+      y[0] += t_re, y[1] += t_im;
+    }
+    pt[0] += a_re * x[0], pt[1] += a_im * x[1];
+    qt[0] += a_re * x[1], qt[1] += a_im * x[0];
+  }
   // The complex sum from the lane sums P and S (and the scalar tails pt, st: two reals each).
   template <bool Conj>
   static std::complex<R> finish(V p, V q, const R* pt, const R* qt) {
@@ -113,15 +125,7 @@ std::complex<R> complex_axpy_dot(index_t n, std::complex<R> alpha, const std::co
     p1 += a1 * x1, q1 += a1 * C::swap(x1);
   }
   R pt[2] = {}, qt[2] = {};
-  for (; i < reals; i += 2) {
-    const R a_re = ar[i], a_im = ar[i + 1];
-    if constexpr (Axpy) {
-      const R t_re = alpha.real() * a_re - alpha.imag() * a_im, t_im = alpha.real() * a_im + alpha.imag() * a_re;
-      yr[i] += t_re, yr[i + 1] += t_im;
-    }
-    pt[0] += a_re * xr[i], pt[1] += a_im * xr[i + 1];
-    qt[0] += a_re * xr[i + 1], qt[1] += a_im * xr[i];
-  }
+  for (; i < reals; i += 2) C::template tail_step<Axpy>(alpha, ar + i, xr + i, yr + i, pt, qt);
   return C::template finish<Conj>(p0 + p1, q0 + q1, pt, qt);
 }
 
@@ -253,15 +257,8 @@ void complex_four_columns_kernel(index_t n, const std::complex<R>* alpha, const 
   }
   R pt[4][2] = {}, qt[4][2] = {};
   for (; i < reals; i += 2)
-    for (int c = 0; c < 4; ++c) {
-      const R a_re = col[c][i], a_im = col[c][i + 1];
-      if constexpr (Axpy) {
-        const R ar = alpha[c].real(), ai = alpha[c].imag(), t_re = ar * a_re - ai * a_im, t_im = ar * a_im + ai * a_re;
-        yr[i] += t_re, yr[i + 1] += t_im;
-      }
-      pt[c][0] += a_re * xr[i], pt[c][1] += a_im * xr[i + 1];
-      qt[c][0] += a_re * xr[i + 1], qt[c][1] += a_im * xr[i];
-    }
+    for (int c = 0; c < 4; ++c)
+      C::template tail_step<Axpy>(Axpy ? alpha[c] : std::complex<R>(), col[c] + i, xr + i, yr + i, pt[c], qt[c]);
   for (int c = 0; c < 4; ++c) dot[c] = C::template finish<Conj>(p[c], q[c], pt[c], qt[c]);
 }
 
@@ -314,13 +311,13 @@ void four_columns_kernel(index_t n, const T* alpha, const T* const* a, const T* 
 // The axpys of axpy4_kernel and four dots in one pass over y.
 template <class T, bool Conj>
 void axpy_dot4_kernel(index_t n, const T* alpha, const T* const* a, const T* x, T* y, T* dot) {
-  four_columns_kernel<T, Conj, is_complex_v<T> ? 4 : 8, true>(n, alpha, a, x, y, dot);
+  four_columns_kernel<T, Conj, 8, true>(n, alpha, a, x, y, dot);  // Lanes: real T only
 }
 
 // Four dot_kernel<T, Conj>(n, a[c], x): the same lanes and the same combine per column.
 template <class T, bool Conj>
 void dot4_kernel(index_t n, const T* const* a, const T* x, T* dot) {
-  four_columns_kernel<T, Conj, is_complex_v<T> ? 8 : 16, false>(n, nullptr, a, x, nullptr, dot);
+  four_columns_kernel<T, Conj, 16, false>(n, nullptr, a, x, nullptr, dot);  // Lanes: real T only
 }
 
 // y_c -= a_c * t for four columns y_c of length n: t is loaded once for all four. Blocks of
