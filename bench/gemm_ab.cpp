@@ -141,7 +141,18 @@ int main(int argc, char** argv) {
     const int a_top = type == "u7s8s32" ? 127 : 255;
     for (std::size_t i = 0; i < a.size(); ++i) a8[i] = uint8_t(std::uniform_int_distribution<int>(0, a_top)(rng));
     for (std::size_t i = 0; i < b.size(); ++i) b8[i] = int8_t(std::uniform_int_distribution<int>(-128, 127)(rng));
-    const long lda = ta == Op::N ? m : k, ldb = tb == Op::N ? k : n;
+    // AB_LD: a larger leading dimension for A, B and C of the f32 gemm (operands inside a bigger
+    // matrix, as Level 3 routines and LAPACK pass them; 1024 puts columns a page apart).
+    const long ld_min = type == "f32" && std::getenv("AB_LD") ? std::atol(std::getenv("AB_LD")) : 0;
+    const long lda = std::max(ld_min, ta == Op::N ? m : k), ldb = std::max(ld_min, tb == Op::N ? k : n);
+    const long ldc = std::max(ld_min, m);
+    if (ld_min) {
+      a.resize(std::size_t(lda * (ta == Op::N ? k : m)));
+      b.resize(std::size_t(ldb * (tb == Op::N ? n : k)));
+      c.resize(std::size_t(ldc * n));
+      for (float& v : a) v = dist(rng);
+      for (float& v : b) v = dist(rng);
+    }
     double flop = 2.0 * double(m) * double(n) * double(k);
     std::vector<float> tri, rhs;
     if (type == "strsm" || type == "strmm") {  // a well-conditioned lower triangle, M x N right-hand sides
@@ -190,7 +201,7 @@ int main(int argc, char** argv) {
                              ldb, 0, c32.data(), m);
           else
             libs[l].gemm(libs[l].handle(), ta, tb, m, n, k, 1.f, a.data(), DType::f32, lda, b.data(), DType::f32,
-                         ldb, 0.f, c.data(), m);
+                         ldb, 0.f, c.data(), ldc);
           // The first call of a turn refills caches the other library evicted: not timed.
           if (i > 0) seconds[l].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         }

@@ -68,13 +68,16 @@ int64_t a_block_rows(int64_t k, const BlockSizes& bs) {
 //   1024^3 packing wins by 1-2%. A short depth (K < KC) lets one A block hold more rows (see
 //   a_block_rows): 256 x 3136 x 64 streams in one block (1.04x over packing).
 // * A is streamed (unit row stride only) when one column panel uses it (N <= NR) or when it is
-//   that small.
+//   that small and its columns lie close together. Columns far apart (an operand inside a
+//   larger matrix, as trsm's and LAPACK's blocks are) share a few L1 sets: 64 columns a page
+//   apart fall in the same four and evict each other at every tile, so A came from L2 for each
+//   of the N / NR column panels (64 x 1024 x 64 with lda 1024: packed, 1.4x; trsm's blocks).
 template <class Kernel, class T, class TA, class TB>
 PackPolicy choose_pack_policy(const GemmArgs<T, TA, TB>& g, const BlockSizes& bs) {
   constexpr int64_t l1_bytes = 32 * 1024;  // every x86 core of the last decade has at least this
   PackPolicy p;
   const bool small_b = g.k * g.n * int64_t(sizeof(T)) <= l1_bytes;
-  const bool small_a = g.m * g.k * int64_t(sizeof(T)) <= l1_bytes;
+  const bool small_a = g.m * g.k * int64_t(sizeof(T)) <= l1_bytes && g.a.cs <= 2 * g.m + 16;
   const bool few_a_blocks_read_b = g.b.rs == 1 && g.m <= 3 * a_block_rows<Kernel>(g.k, bs);
   p.pack_b = g.m > 2 * Kernel::mr && !small_b && !few_a_blocks_read_b;
   p.pack_a = !((g.n <= Kernel::nr || small_a) && g.a.rs == 1);
