@@ -221,43 +221,30 @@ struct MicroKernel {
   }
 
   // C := alpha * acc + beta * C; beta == 0 never reads C.
-  // alpha == 1 (every convolution, most GEMMs) skips the multiply, and with beta == 1 (the k
-  // blocks after the first) the FMA becomes an add: the same bits (x * 1 is exact), but the
-  // multiplies ran on the two FMA pipes the next tile's k loop needs, 12 per 16x6 tile, a
-  // quarter of a tile's fixed cost at depth 64.
+  // alpha == 1 (every convolution, most GEMMs) skips the multiply by alpha and beta == 1 (the k
+  // blocks after the first; trsm's updates) the multiply by beta: the same bits (x * 1 is
+  // exact), but the multiplies ran on the two FMA pipes the next tile's k loop needs, 12 per
+  // 16x6 tile, a quarter of a tile's fixed cost at depth 64.
   [[gnu::always_inline]] static void store(const V (&acc)[NR][NV], T* __restrict c, int64_t ldc, T alpha, T beta) {
-    if (alpha == T(1) && beta == T(0)) {
-#pragma GCC unroll 16
-      for (int j = 0; j < NR; ++j)
-#pragma GCC unroll 8
-        for (int v = 0; v < NV; ++v) acc[j][v].store(c + j * ldc + v * V::lanes);
-      return;
-    }
-    if (alpha == T(1) && beta == T(1)) {
+    auto each = [&](auto&& value) __attribute__((always_inline)) {
 #pragma GCC unroll 16
       for (int j = 0; j < NR; ++j)
 #pragma GCC unroll 8
         for (int v = 0; v < NV; ++v) {
           T* cp = c + j * ldc + v * V::lanes;
-          (acc[j][v] + V::load(cp)).store(cp);
+          value(acc[j][v], cp).store(cp);
         }
-      return;
-    }
+    };
     const V va = V::set1(alpha);
     if (beta == T(0)) {
-#pragma GCC unroll 16
-      for (int j = 0; j < NR; ++j)
-#pragma GCC unroll 8
-        for (int v = 0; v < NV; ++v) (acc[j][v] * va).store(c + j * ldc + v * V::lanes);
+      if (alpha == T(1)) each([](V x, const T*) { return x; });
+      else each([&](V x, const T*) { return x * va; });
+    } else if (beta == T(1)) {
+      if (alpha == T(1)) each([](V x, const T* cp) { return x + V::load(cp); });
+      else each([&](V x, const T* cp) { return fma(x, va, V::load(cp)); });
     } else {
       const V vb = V::set1(beta);
-#pragma GCC unroll 16
-      for (int j = 0; j < NR; ++j)
-#pragma GCC unroll 8
-        for (int v = 0; v < NV; ++v) {
-          T* cp = c + j * ldc + v * V::lanes;
-          fma(acc[j][v], va, V::load(cp) * vb).store(cp);
-        }
+      each([&](V x, const T* cp) { return fma(x, va, V::load(cp) * vb); });
     }
   }
 };
