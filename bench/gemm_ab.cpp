@@ -122,6 +122,9 @@ int main(int argc, char** argv) {
   const std::string type = std::getenv("AB_TYPE") ? std::getenv("AB_TYPE") : "f32";
   const bool integer = type == "u8s8s32" || type == "u7s8s32";
   const bool level3 = type == "strsm" || type == "strmm" || type == "ssyrk";
+  // AB_SIDE=right: trsm/trmm with the triangle on the right, X * op(A) with op(A) = A^T upper
+  // (the lower triangle built below; square shapes only: A is m x m).
+  const bool right = std::getenv("AB_SIDE") && std::string(std::getenv("AB_SIDE")) == "right";
   const bool level2 = type == "ssymv" || type == "sgemv_n" || type == "sgemv_t" || type == "sger" || type == "ssyr";
   if (!integer && !level3 && !level2 && type != "f32") {
     std::fprintf(stderr, "gemm_ab: AB_TYPE must be f32, u8s8s32, u7s8s32, strsm, strmm, ssyrk, ssymv, ssyr, sgemv_n, sgemv_t or sger\n");
@@ -183,7 +186,8 @@ int main(int argc, char** argv) {
           if (!rhs.empty()) std::copy(rhs.begin(), rhs.end(), c.begin());  // trsm/trmm overwrite B
           const auto t0 = std::chrono::steady_clock::now();
           if (type == "strsm" || type == "strmm")
-            (type == "strsm" ? libs[l].trsm : libs[l].trmm)(libs[l].handle(), Side::left, Uplo::lower, Op::N,
+            (type == "strsm" ? libs[l].trsm : libs[l].trmm)(libs[l].handle(), right ? Side::right : Side::left,
+                                                            Uplo::lower, right ? Op::T : Op::N,
                                                             Diag::non_unit, m, n, 1.f, tri.data(), m, c.data(), m);
           else if (type == "ssymv")
             libs[l].symv(libs[l].handle(), Uplo::upper, m, 1.f, a.data(), m, b.data(), 1, 0.f, c.data(), 1);

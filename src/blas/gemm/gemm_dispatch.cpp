@@ -194,6 +194,16 @@ void gemm_triangle_dispatch(const Handle& h, bool upper, Op transa, Op transb, i
     run_complex<typename T::value_type>(h, transa, transb, n, n, k, alpha, A, lda, B, ldb, beta, C, ldc, triangle);
 }
 
+template <class T>
+TileShape gemm_tile_shape(const Handle& h) {
+  const GemmKernelInfo info = gemm_kernels<real_t<T>>().select(h.isa()).info();
+  return {info.mr, info.nr};
+}
+
+template TileShape gemm_tile_shape<float>(const Handle&);
+template TileShape gemm_tile_shape<double>(const Handle&);
+template TileShape gemm_tile_shape<c64>(const Handle&);
+template TileShape gemm_tile_shape<c128>(const Handle&);
 template void gemm_triangle_dispatch<float>(const Handle&, bool, Op, Op, index_t, index_t, float, const float*,
                                             index_t, const float*, index_t, float, float*, index_t);
 template void gemm_triangle_dispatch<double>(const Handle&, bool, Op, Op, index_t, index_t, double, const double*,

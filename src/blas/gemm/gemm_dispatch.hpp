@@ -22,4 +22,13 @@ template <class T>
 void gemm_triangle_dispatch(const Handle& h, bool upper, Op transa, Op transb, index_t n, index_t k, T alpha,
                             const T* A, index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc);
 
+// The micro-tile (MR x NR) of the GEMM kernel serving T on this handle's ISA (for complex T its
+// real type's, on which its products run): for callers that cut a product into pieces, so the
+// pieces are whole tiles.
+struct TileShape {
+  int mr, nr;
+};
+template <class T>
+TileShape gemm_tile_shape(const Handle& h);
+
 }  // namespace strata::blas::detail

@@ -19,6 +19,7 @@
 #include "../common/blocking.hpp"
 #include "../common/checks.hpp"
 #include "../common/parallel.hpp"
+#include "../gemm/gemm_dispatch.hpp"
 #include "../kernels/vec_kernels.hpp"
 #include "strata/blas/level3.hpp"
 
@@ -91,6 +92,17 @@ void check_triangular(Side side, Uplo uplo, Op transa, Diag diag, index_t m, ind
 // in four panels does 5/8 of the full square's multiply-adds.
 inline constexpr index_t leaf_panel = level3_block / 4;
 
+// Side right, the panels are columns of the product: rounded up to whole NR-column tiles of the
+// GEMM kernel (AVX2's 16 x 6: 18), where 16 ran as 6 + 6 + a ragged 4 (16x3 and 16x1 kernels)
+// in every panel: right-side strsm 1.02-1.12x, strmm 1.02-1.07x at 256^2-1024^2 (in one
+// process against 16). Side left they are rows, already whole 16-row tiles on AVX2.
+template <class T>
+index_t leaf_panel_width(const Handle& h, bool left) {
+  if (left) return leaf_panel;
+  const index_t nr = gemm_tile_shape<T>(h).nr;
+  return (leaf_panel + nr - 1) / nr * nr;
+}
+
 // out := alpha * op(M) * X (left, X nb x other) or alpha * X * op(M) (right, X other x nb), for
 // an nb x nb M (column-major, ld nb, zeros outside its triangle) whose op is effectively upper
 // (eu) or lower: one gemm per panel over only the depth where that panel of op(M) is nonzero.
@@ -99,8 +111,9 @@ template <class T>
 void triangle_times(const Handle& h, bool left, bool eu, Op op, index_t nb, index_t other, T alpha, const T* M,
                     const T* X, index_t ldx, T* out, index_t ldo) {
   auto block = [&](index_t r0, index_t c0) { return op == Op::N ? M + r0 + c0 * nb : M + c0 + r0 * nb; };
-  for (index_t p0 = 0; p0 < nb; p0 += leaf_panel) {
-    const index_t p1 = std::min(nb, p0 + leaf_panel);
+  const index_t step = leaf_panel_width<T>(h, left);
+  for (index_t p0 = 0; p0 < nb; p0 += step) {
+    const index_t p1 = std::min(nb, p0 + step);
     if (left) {  // rows p0..p1 of op(M): nonzero in columns [p0, nb) (upper) or [0, p1)
       const index_t c0 = eu ? p0 : 0, c1 = eu ? nb : p1;
       gemm<T>(h, op, Op::N, p1 - p0, other, c1 - c0, alpha, block(p0, c0), nb, X + c0, ldx, T(0), out + p0, ldo);
