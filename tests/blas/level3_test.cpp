@@ -9,6 +9,7 @@
 
 #include "blas_test_util.hpp"
 #include "strata/blas/level3.hpp"
+#include "strata/core/isa.hpp"
 #include "strata/core/status.hpp"
 
 namespace strata::blastest {
@@ -76,6 +77,53 @@ TYPED_TEST(Level3, TrmmTrsmAllSidesUplosOpsDiags) {
                 for (int64_t i = 0; i < m; ++i)
                   expect_close(back[size_t(i + j * ldb)], widen(B[size_t(i + j * ldb)]), 1.0, 16 * tolerance<T>(na), "trsm");
             }
+}
+
+// The diagonal blocks' products (trmm's leaves, trsm's inverse times the right-hand sides) run
+// as one product whose micro-tiles stop where the triangle's zeros begin, in every ISA's
+// mainloop: each ISA against the reference, both sides, both triangles, every op, with the
+// triangle crossing several diagonal blocks (131 = 64 + 64 + 3) and 1 and 3 threads giving the
+// same bits. A depth cut one micro-panel short (or long, into garbage) fails it.
+TYPED_TEST(Level3, TriangularProductsOnEveryIsa) {
+  using T = TypeParam;
+  const int64_t m = 131, n = 45;
+  for (Isa isa : {Isa::generic, Isa::avx2, Isa::avx512}) {
+    if (!isa_supported(isa)) continue;
+    for (char sd : {'L', 'R'})
+      for (char ul : {'U', 'L'})
+        for (char op : {'N', 'T', 'C'}) {
+          const int64_t na = sd == 'L' ? m : n, lda = na + 1, ldb = m + 5;
+          auto A = random_values<T>(size_t(lda * na), 61);
+          for (auto& v : A) v *= T(1.0 / double(na + 1));
+          for (int64_t j = 0; j < na; ++j) A[size_t(j + j * lda)] += T(1);
+          const auto B = random_values<T>(size_t(ldb * n), 62);
+          const T alpha = T(-1.25);
+          std::vector<T> out[2], solved[2];
+          for (int t = 0; t < 2; ++t) {
+            blas::Handle h;
+            h.set_isa(isa);
+            h.set_num_threads(t == 0 ? 1 : 3);
+            out[t] = B;
+            blas::trmm<T>(h, Side(sd), Uplo(ul), Op(op), Diag::non_unit, m, n, alpha, A.data(), lda, out[t].data(), ldb);
+            solved[t] = out[t];
+            blas::trsm<T>(h, Side(sd), Uplo(ul), Op(op), Diag::non_unit, m, n, T(1) / alpha, A.data(), lda,
+                          solved[t].data(), ldb);
+          }
+          const std::string where = std::string(isa_name(isa)) + " " + sd + ul + op;
+          EXPECT_TRUE(same_bits(out[0], out[1])) << "trmm, 1 and 3 threads differ: " << where;
+          EXPECT_TRUE(same_bits(solved[0], solved[1])) << "trsm, 1 and 3 threads differ: " << where;
+          const Dense<T> oa = apply_op(op, expand(Store::full, 't', A.data(), na, na - 1, lda, ul == 'U', false));
+          const Dense<T> b0 = from_general(B.data(), m, n, ldb);
+          const Dense<T> want = sd == 'L' ? multiply(oa, b0) : multiply(b0, oa);
+          for (int64_t j = 0; j < n; ++j)
+            for (int64_t i = 0; i < m; ++i) {
+              expect_close(out[0][size_t(i + j * ldb)], widen(alpha) * want(i, j), 8.0, tolerance<T>(na),
+                           "trmm " + where);
+              expect_close(solved[0][size_t(i + j * ldb)], widen(B[size_t(i + j * ldb)]), 1.0, 16 * tolerance<T>(na),
+                           "trsm " + where);
+            }
+        }
+  }
 }
 
 TYPED_TEST(Level3, SymmHemmBothSides) {

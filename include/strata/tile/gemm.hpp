@@ -28,6 +28,7 @@ struct GemmArgs {
   T* c = nullptr;
   int64_t ldc = 1;
   Triangle triangle = Triangle::none;  // m == n: only this triangle of C (mainloop.hpp)
+  Triangle a_triangle = Triangle::none, b_triangle = Triangle::none;  // triangular op(A) / op(B) (matrix.hpp)
 };
 
 // C := beta * C (beta == 0 writes zeros without reading C) on g.triangle of C, then the
@@ -134,7 +135,8 @@ BlockSizes streaming_blocks(int64_t m, int64_t k, const BlockSizes& bs, PackPoli
 template <class Kernel, class Epilogue, class AOp, class BOp>
 void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, const AOp& a, const BOp& b,
                    typename Kernel::T beta, typename Kernel::T* c, int64_t ldc, int threads, const BlockSizes& bs,
-                   const Epilogue& epi, PackPolicy policy, Triangle tri = Triangle::none) {
+                   const Epilogue& epi, PackPolicy policy, Triangles tris = {}) {
+  const Triangle tri = tris.c;
   // One operand prepacked (a convolution's prepared filter) and the other gathered into
   // panels per call (an implicit-GEMM image operand: no in-place read exists). A plain matrix
   // the policy chose to pack copies cheaply, and splitting across it would make every thread
@@ -158,17 +160,17 @@ void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, co
       triangle_columns(tri, n, Kernel::nr, p, part.parts, lo, hi);
       if (lo >= hi) return;
       Mainloop<Kernel, Epilogue, AOp, BOp>::run(m, hi - lo, k, alpha, a, b.shifted(lo), beta, c + lo * ldc, ldc,
-                                                blocks, policy, epi, 0, lo, tri);
+                                                blocks, policy, epi, 0, lo, tris);
     } else if (part.split_n) {
       part.range(n, p, lo, hi);
       if (lo >= hi) return;
       Mainloop<Kernel, Epilogue, AOp, BOp>::run(m, hi - lo, k, alpha, a, b.shifted(lo), beta, c + lo * ldc, ldc,
-                                                blocks, policy, epi, 0, lo);
+                                                blocks, policy, epi, 0, lo, tris);
     } else {
       part.range(m, p, lo, hi);
       if (lo >= hi) return;
       Mainloop<Kernel, Epilogue, AOp, BOp>::run(hi - lo, n, k, alpha, a.shifted(lo), b, beta, c + lo, ldc, blocks,
-                                                policy, epi, lo, 0);
+                                                policy, epi, lo, 0, tris);
     }
   };
   if (part.parts == 1) run_part(0);
@@ -187,12 +189,13 @@ void gemm(const GemmArgs<typename Kernel::T, TA, TB>& g, int threads, const Bloc
     return;
   }
   if constexpr (std::is_same_v<T, TA> && std::is_same_v<T, TB>)
-    if (!forced && g.triangle == Triangle::none && tiny_gemm_serves<Kernel>(g.m, g.n, g.k, bs))
+    if (!forced && g.triangle == Triangle::none && g.a_triangle == Triangle::none &&
+        g.b_triangle == Triangle::none && tiny_gemm_serves<Kernel>(g.m, g.n, g.k, bs))
       return tiny_gemm<Kernel>(g.m, g.n, g.k, g.alpha, g.a, g.b, g.beta, g.c, g.ldc, epi);
   PackPolicy policy = forced ? *forced : choose_pack_policy<Kernel>(g, bs);
   if (g.a.rs != 1) policy.pack_a = true;
   gemm_operands<Kernel>(g.m, g.n, g.k, g.alpha, a_operand(g.a), b_operand(g.b), g.beta, g.c, g.ldc, threads, bs, epi,
-                        policy, g.triangle);
+                        policy, Triangles{g.triangle, g.a_triangle, g.b_triangle});
 }
 
 STRATA_TILE_NS_END

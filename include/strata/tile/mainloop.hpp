@@ -39,13 +39,17 @@ struct Mainloop {
   static_assert(!b_prepacked || prepacked_width<BOp>() == NR, "a prepacked B must be packed in panels of the kernel's NR columns");
 
   // C[0:m, 0:n] = alpha * op(A) op(B) + beta * C. (row0, col0) locate this rectangle in the
-  // whole C for the epilogue and for `tri` (which needs a packed A and no epilogue). Requires
-  // k > 0.
+  // whole C for the epilogue and for the triangles (matrix.hpp: `tris.c` needs a packed A and
+  // no epilogue, and excludes the other two). Requires k > 0.
   static void run(int64_t m, int64_t n, int64_t k, T alpha, const AOp& a, const BOp& b, T beta, T* c,
                   int64_t ldc, const BlockSizes& bs, PackPolicy policy, const Epilogue& epi, int64_t row0,
-                  int64_t col0, Triangle tri = Triangle::none) {
+                  int64_t col0, Triangles tris = {}) {
+    const Triangle tri = tris.c;
+    const bool cut_depth = tris.a != Triangle::none || tris.b != Triangle::none;
     if constexpr (!a_in_place_ok) policy.pack_a = true;
-    if (tri != Triangle::none) policy.pack_a = true;
+    // A packed A runs the kernel's loop with constant A strides; a triangular one is at most a
+    // diagonal block, cheap to pack.
+    if (tri != Triangle::none || tris.a != Triangle::none) policy.pack_a = true;
     if constexpr (!b_in_place_ok) policy.pack_b = true;
     T* bp = nullptr;
     T* ap = nullptr;
@@ -96,6 +100,10 @@ struct Mainloop {
                 bt = bedge;
               }
             }
+            // A triangular op(B): this column panel's nonzero depth within the k block, [b0, b1).
+            const int64_t gj = col0 + jc + jr;
+            const int64_t b0 = tris.b == Triangle::lower ? std::clamp<int64_t>(gj - pc, 0, kc) : 0;
+            const int64_t b1 = tris.b == Triangle::upper ? std::clamp<int64_t>(gj + nr - pc, b0, kc) : kc;
             if constexpr (!a_prepacked && Epilogue::is_identity) {
               if (tri != Triangle::none) {
                 triangle_column(tri, row0 + ic - (col0 + jc + jr), mc, nr, kc, ap, bt, b_ps, b_js,
@@ -109,7 +117,7 @@ struct Mainloop {
             int64_t first_ir = 0;
             if constexpr (requires { Kernel::run_column; }) {
               const int64_t full = mc / MR;
-              if (nr == NR && full > 1 && !direct_a) {
+              if (nr == NR && full > 1 && !direct_a && tris.a == Triangle::none) {
                 const T* a0;
                 int64_t a_panel;
                 // A prepacked A (a prepared filter) comes from memory on the block's first column
@@ -124,8 +132,8 @@ struct Mainloop {
                 } else {
                   a0 = ap, a_panel = MR * kc;
                 }
-                Kernel::run_column(full, kc, a0, a_panel, bt, b_ps, b_js, c + ic + (jc + jr) * ldc, ldc, alpha,
-                                   beta_step, fetch);
+                Kernel::run_column(full, b1 - b0, a0 + b0 * MR, a_panel, bt + b0 * b_ps, b_ps, b_js,
+                                   c + ic + (jc + jr) * ldc, ldc, alpha, beta_step, fetch);
                 first_ir = full * MR;
               }
             }
@@ -145,6 +153,16 @@ struct Mainloop {
                   a.template pack<MR>(ic + ir, mr, pc, kc, ap);
                   at = ap;
                 }
+              }
+              if (cut_depth) {
+                // The tile's depth: op(B)'s range cut to where these rows of a triangular
+                // op(A) are nonzero (a tile with none still applies beta).
+                const int64_t gi = row0 + ic + ir;
+                const int64_t d0 = tris.a == Triangle::upper ? std::clamp<int64_t>(gi - pc, b0, b1) : b0;
+                const int64_t d1 = tris.a == Triangle::lower ? std::clamp<int64_t>(gi + mr - pc, d0, b1) : b1;
+                run_tile(mr, nr, d1 - d0, at + d0 * a_ps, a_ps, bt + d0 * b_ps, b_ps, b_js, ct, ldc, alpha, beta_step,
+                         edge);
+                continue;
               }
               run_tile(mr, nr, kc, at, a_ps, bt, b_ps, b_js, ct, ldc, alpha, beta_step, edge);
             }

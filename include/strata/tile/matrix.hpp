@@ -16,6 +16,15 @@ namespace strata::tile {
 // to every ISA's instantiation.
 enum class Triangle : uint8_t { none, upper, lower };
 
+// The triangles a product may exploit: `c` as above; `a` / `b`, op(A) (m x k, m == k) or op(B)
+// (k x n, k == n) is triangular, its entries outside the triangle zeros that are never
+// multiplied: each micro-tile's depth is cut to the range where its MR rows of op(A) and its
+// NR columns of op(B) are nonzero (trsm's and trmm's diagonal blocks, as one product instead
+// of a product per panel). Every entry's sum is then the one over that range, in order.
+struct Triangles {
+  Triangle c = Triangle::none, a = Triangle::none, b = Triangle::none;
+};
+
 // Rows [lo, hi) of column j of an m-row C that `t` leaves (all of them for none; m == n otherwise).
 inline void triangle_rows(Triangle t, int64_t m, int64_t j, int64_t& lo, int64_t& hi) {
   lo = t == Triangle::lower ? (j < m ? j : m) : 0;

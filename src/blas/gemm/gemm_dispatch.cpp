@@ -22,10 +22,12 @@ char op_char(Op o) { return char(o); }
 template <class T>
 void run_real(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, T alpha, const T* A,
               index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc, bool trace = true,
-              tile::Triangle triangle = tile::Triangle::none) {
+              tile::Triangles triangles = {}) {
+  const tile::Triangle triangle = triangles.c;
   const GemmKernel<T> kernel = gemm_kernels<T>().select(h.isa());
   GemmCall<T> call{m, n, k, alpha, A, 1, lda, B, 1, ldb, beta, C, ldc, h.num_threads()};
   call.triangle = triangle;
+  call.a_triangle = triangles.a, call.b_triangle = triangles.b;
   if (transa != Op::N) call.a_rs = lda, call.a_cs = 1;  // real: C and T are the same
   if (transb != Op::N) call.b_rs = ldb, call.b_cs = 1;
   if (!trace || !verbose(1)) return kernel.run(call);
@@ -33,8 +35,13 @@ void run_real(const Handle& h, Op transa, Op transb, index_t m, index_t n, index
   kernel.run(call);
   const double s = t.seconds();
   GemmKernelInfo info = kernel.info();
-  const char* part = triangle == tile::Triangle::upper ? " (upper triangle)"
-                     : triangle == tile::Triangle::lower ? " (lower triangle)" : "";
+  const tile::Triangle operand = triangles.a != tile::Triangle::none ? triangles.a : triangles.b;
+  const char* part = triangle == tile::Triangle::upper   ? " (upper triangle)"
+                     : triangle == tile::Triangle::lower ? " (lower triangle)"
+                     : operand == tile::Triangle::none   ? ""
+                     : triangles.a != tile::Triangle::none
+                         ? (operand == tile::Triangle::upper ? " (op(A) upper triangular)" : " (op(A) lower triangular)")
+                         : (operand == tile::Triangle::upper ? " (op(B) upper triangular)" : " (op(B) lower triangular)");
   std::string line = cat(sizeof(T) == 4 ? "s" : "d", "gemm", part, " ", op_char(transa), op_char(transb), " m=", m, " n=", n,
                          " k=", k, " kernel='", info.name, "' blocks mc=", info.mc, " kc=", info.kc, " nc=", info.nc,
                          " threads=", call.threads, " (best registered kernel for isa=", isa_name(h.isa()), ")");
@@ -160,8 +167,9 @@ void run_complex(const Handle& h, Op transa, Op transb, index_t m, index_t n, in
       verbose_write("blas", cat(sizeof(R) == 4 ? "c" : "z", "gemm (", triangle == tile::Triangle::upper ? "upper" : "lower",
                                 " triangle) ", op_char(transa), op_char(transb), " n=", n, " k=", k,
                                 " method=4M (two triangular real GEMMs of n x n x 2k on split planes)"));
-    run_real<R>(h, Op::N, Op::N, m, n, 2 * k, R(1), a2, m, b2, 2 * k, R(0), c2, m, false, triangle);
-    run_real<R>(h, Op::N, Op::N, m, n, 2 * k, R(1), a2, m, b2 + 2 * k * n, 2 * k, R(0), c2 + m * n, m, false, triangle);
+    run_real<R>(h, Op::N, Op::N, m, n, 2 * k, R(1), a2, m, b2, 2 * k, R(0), c2, m, false, {triangle});
+    run_real<R>(h, Op::N, Op::N, m, n, 2 * k, R(1), a2, m, b2 + 2 * k * n, 2 * k, R(0), c2 + m * n, m, false,
+                {triangle});
     combine(m, n, alpha, c2, c2 + m * n, beta, C, ldc, triangle);
     return;
   }
@@ -189,10 +197,27 @@ void gemm_triangle_dispatch(const Handle& h, bool upper, Op transa, Op transb, i
                             const T* A, index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
   const tile::Triangle triangle = upper ? tile::Triangle::upper : tile::Triangle::lower;
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
-    run_real<T>(h, transa, transb, n, n, k, alpha, A, lda, B, ldb, beta, C, ldc, true, triangle);
+    run_real<T>(h, transa, transb, n, n, k, alpha, A, lda, B, ldb, beta, C, ldc, true, {triangle});
   else
     run_complex<typename T::value_type>(h, transa, transb, n, n, k, alpha, A, lda, B, ldb, beta, C, ldc, triangle);
 }
+
+template <class T>
+void gemm_triangular_operand_dispatch(const Handle& h, bool left, bool upper, Op transa, Op transb, index_t m,
+                                      index_t n, index_t k, T alpha, const T* A, index_t lda, const T* B, index_t ldb,
+                                      T beta, T* C, index_t ldc) {
+  const tile::Triangle t = upper ? tile::Triangle::upper : tile::Triangle::lower;
+  tile::Triangles triangles;
+  (left ? triangles.a : triangles.b) = t;
+  run_real<T>(h, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, true, triangles);
+}
+
+template void gemm_triangular_operand_dispatch<float>(const Handle&, bool, bool, Op, Op, index_t, index_t, index_t,
+                                                      float, const float*, index_t, const float*, index_t, float,
+                                                      float*, index_t);
+template void gemm_triangular_operand_dispatch<double>(const Handle&, bool, bool, Op, Op, index_t, index_t, index_t,
+                                                       double, const double*, index_t, const double*, index_t, double,
+                                                       double*, index_t);
 
 template <class T>
 TileShape gemm_tile_shape(const Handle& h) {

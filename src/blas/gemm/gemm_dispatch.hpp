@@ -22,6 +22,15 @@ template <class T>
 void gemm_triangle_dispatch(const Handle& h, bool upper, Op transa, Op transb, index_t n, index_t k, T alpha,
                             const T* A, index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc);
 
+// C := alpha*op(A)*op(B) + beta*C for a real T where op(A) (left: m == k) or op(B) (right:
+// k == n) is an upper or lower triangle whose other entries are zeros that are never
+// multiplied (each micro-tile's depth stops where they begin): a triangular matrix product
+// in one call, as trsm's and trmm's diagonal blocks need.
+template <class T>
+void gemm_triangular_operand_dispatch(const Handle& h, bool left, bool upper, Op transa, Op transb, index_t m,
+                                      index_t n, index_t k, T alpha, const T* A, index_t lda, const T* B, index_t ldb,
+                                      T beta, T* C, index_t ldc);
+
 // The micro-tile (MR x NR) of the GEMM kernel serving T on this handle's ISA (for complex T its
 // real type's, on which its products run): for callers that cut a product into pieces, so the
 // pieces are whole tiles.

@@ -34,6 +34,8 @@ struct GemmCall {
   DType a_type = dtype_of_v<T>, b_type = dtype_of_v<T>;
   // m == n, real types, no epilogue: only this triangle of C (syrk, syr2k, gemmt).
   tile::Triangle triangle = tile::Triangle::none;
+  // Real types: op(A) (m == k) or op(B) (k == n) triangular, its other entries never multiplied.
+  tile::Triangle a_triangle = tile::Triangle::none, b_triangle = tile::Triangle::none;
 };
 
 struct GemmKernelInfo {

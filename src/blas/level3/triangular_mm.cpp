@@ -105,11 +105,21 @@ index_t leaf_panel_width(const Handle& h, bool left) {
 
 // out := alpha * op(M) * X (left, X nb x other) or alpha * X * op(M) (right, X other x nb), for
 // an nb x nb M (column-major, ld nb, zeros outside its triangle) whose op is effectively upper
-// (eu) or lower: one gemm per panel over only the depth where that panel of op(M) is nonzero.
-// (One full-square product was a fifth of a 1024^2 trsm or trmm, half of it multiplying zeros.)
+// (eu) or lower, over only the depth where op(M) is nonzero. Real types: one product whose
+// micro-tiles stop at the triangle (gemm_triangular_operand_dispatch), so each panel of X is
+// loaded once for all of op(M)'s rows; complex ones (whose products run on stacked real planes)
+// one gemm per panel. (One full-square product was a fifth of a 1024^2 trsm or trmm, half of it
+// multiplying zeros.)
 template <class T>
 void triangle_times(const Handle& h, bool left, bool eu, Op op, index_t nb, index_t other, T alpha, const T* M,
                     const T* X, index_t ldx, T* out, index_t ldo) {
+  if constexpr (!is_complex_v<T>) {
+    if (left)
+      gemm_triangular_operand_dispatch<T>(h, true, eu, op, Op::N, nb, other, nb, alpha, M, nb, X, ldx, T(0), out, ldo);
+    else
+      gemm_triangular_operand_dispatch<T>(h, false, eu, Op::N, op, other, nb, nb, alpha, X, ldx, M, nb, T(0), out, ldo);
+    return;
+  }
   auto block = [&](index_t r0, index_t c0) { return op == Op::N ? M + r0 + c0 * nb : M + c0 + r0 * nb; };
   const index_t step = leaf_panel_width<T>(h, left);
   for (index_t p0 = 0; p0 < nb; p0 += step) {
