@@ -390,6 +390,50 @@ TEST(Level3Accuracy, TrsmNanReachesWhatSubstitutionReaches) {
   EXPECT_TRUE(std::isnan(all[size_t(100 + 5 * na)]));
 }
 
+// trmm as the reference computes it: an Inf in B reaches only the entries whose sums hold it
+// (for a lower op(A) on the left, the rows from its own down; upper, from its own up; on the
+// right, the columns after or before it), never through the zeros of the triangle, both sides,
+// both triangles, every op; the other entries match the reference. (The diagonal blocks' products
+// multiply the zeros in the micro-tiles the diagonal crosses: the two rows above a 100 x 100 Inf
+// came out NaN, as OpenBLAS's do.)
+TEST(Level3Accuracy, TrmmInfReachesOnlyTheSumsHoldingIt) {
+  const int64_t m = 100, n = 90;
+  for (char sd : {'L', 'R'})
+    for (char ul : {'U', 'L'})
+      for (char op : {'N', 'T'}) {
+        const int64_t na = sd == 'L' ? m : n;
+        std::vector<float> A(size_t(na * na));
+        for (int64_t j = 0; j < na; ++j)
+          for (int64_t i = 0; i < na; ++i) A[size_t(i + j * na)] = i == j ? 1.5f : 0.01f * float(1 + (i + 2 * j) % 7);
+        std::vector<float> B(size_t(m * n), 1.0f);
+        const int64_t bi = 50, bj = 45;  // the Inf, inside a diagonal block and its micro-tiles
+        B[size_t(bi + bj * m)] = std::numeric_limits<float>::infinity();
+        std::vector<float> out = B;
+        blas::Handle h;
+        blas::trmm<float>(h, Side(sd), Uplo(ul), Op(op), Diag::non_unit, m, n, 1.0f, A.data(), na, out.data(), m);
+        // op(A)(r, c) nonzero where the triangle of op(A) holds it.
+        const bool eu = (ul == 'U') == (op == 'N');
+        auto nonzero = [&](int64_t r, int64_t c) { return eu ? r <= c : r >= c; };
+        for (int64_t j = 0; j < n; ++j)
+          for (int64_t i = 0; i < m; ++i) {
+            const bool reached = sd == 'L' ? j == bj && nonzero(i, bi) : i == bi && nonzero(bj, j);
+            const float got = out[size_t(i + j * m)];
+            if (reached) {
+              EXPECT_TRUE(std::isinf(got)) << sd << ul << op << " at " << i << "," << j;
+              continue;
+            }
+            double want = 0;
+            for (int64_t p = 0; p < na; ++p) {
+              const int64_t r = sd == 'L' ? i : p, c = sd == 'L' ? p : j;  // op(A)(r, c)
+              if (!nonzero(r, c)) continue;
+              const double a = op == 'N' ? A[size_t(r + c * na)] : A[size_t(c + r * na)];
+              want += a * (sd == 'L' ? double(B[size_t(p + j * m)]) : double(B[size_t(i + p * m)]));
+            }
+            ASSERT_NEAR(got, want, 1e-4 * (1 + std::abs(want))) << sd << ul << op << " at " << i << "," << j;
+          }
+      }
+}
+
 TEST(Level3Accuracy, TrsmThroughInversesIsAsAccurateAsSubstitution) {
   check_trsm_inverse_accuracy<float>();
   check_trsm_inverse_accuracy<double>();

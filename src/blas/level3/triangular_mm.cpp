@@ -135,6 +135,70 @@ void triangle_times(const Handle& h, bool left, bool eu, Op op, index_t nb, inde
   }
 }
 
+// Whether the `len` reals at x are all finite: x - x is 0 for them and NaN for an Inf or NaN,
+// and a NaN survives any sum. Eight independent sums the compiler can keep in one vector (a
+// per-element isfinite with an early exit was a tenth of a 1024^2 strsm: every leaf scans its
+// right-hand sides).
+template <class R>
+bool all_finite_run(const R* x, index_t len) {
+  R lanes[8] = {};
+  index_t i = 0;
+  for (; i + 8 <= len; i += 8)
+    for (int j = 0; j < 8; ++j) lanes[j] += x[i + j] - x[i + j];
+  R sum = 0;
+  for (; i < len; ++i) sum += x[i] - x[i];
+  for (R v : lanes) sum += v;
+  return sum == sum;
+}
+
+template <class T>
+bool all_finite(index_t rows, index_t cols, const T* a, index_t lda) {
+  using R = real_t<T>;
+  constexpr index_t reals = is_complex_v<T> ? 2 : 1;  // std::complex<R> is laid out as R[2]
+  for (index_t j = 0; j < cols; ++j)
+    if (!all_finite_run(reinterpret_cast<const R*>(a + j * lda), rows * reals)) return false;
+  return true;
+}
+
+// X := alpha * op(A)_dd * X (left, X nb x other) or alpha * X * op(A)_dd (right, X other x nb)
+// in place, entry by entry over the triangle only, as the reference trmm: an Inf or NaN in X
+// reaches only the entries whose sums hold it. For blocks with one (the products multiply the
+// zeros of the micro-tiles the diagonal crosses, where 0 * Inf would spread it). Each entry
+// reads only entries not yet overwritten: left, rows in the order that keeps the depth ahead.
+template <class T>
+void multiply_diagonal_block(const Handle& h, Side side, const TriangularA<T>& A, index_t d0, index_t nb,
+                             index_t other, T alpha, T* X, index_t ldb) {
+  const bool eu = A.effectively_upper();
+  auto d = [&](index_t i, index_t j) { return A.unit && i == j ? T(1) : A.op_at(d0 + i, d0 + j); };
+  if (side == Side::left) {
+    parallel_ranges(h, other, other * nb * nb, [&](index_t c0, index_t c1) {
+      for (index_t c = c0; c < c1; ++c) {
+        T* x = X + c * ldb;
+        for (index_t s = 0; s < nb; ++s) {
+          const index_t i = eu ? s : nb - 1 - s;  // upper: row i reads x[i..nb), lower x[0..i]
+          T v = T(0);
+          for (index_t p = eu ? i : 0; p <= (eu ? nb - 1 : i); ++p)
+            if (x[p] != T(0)) v += d(i, p) * x[p];
+          x[i] = alpha * v;
+        }
+      }
+    });
+  } else {
+    parallel_ranges(h, other, other * nb * nb, [&](index_t r0, index_t r1) {
+      for (index_t r = r0; r < r1; ++r) {
+        T* x = X + r;  // row r of the block, stride ldb
+        for (index_t s = 0; s < nb; ++s) {
+          const index_t j = eu ? nb - 1 - s : s;  // upper: column j reads x[0..j], lower x[j..nb)
+          T v = T(0);
+          for (index_t p = eu ? 0 : j; p <= (eu ? j : nb - 1); ++p)
+            if (x[p * ldb] != T(0)) v += x[p * ldb] * d(p, j);
+          x[j * ldb] = alpha * v;
+        }
+      }
+    });
+  }
+}
+
 template <class T>
 void triangular_multiply(const Handle& h, Side side, const TriangularA<T>& A, index_t m, index_t n, T alpha, T* B,
                          index_t ldb) {
@@ -142,6 +206,9 @@ void triangular_multiply(const Handle& h, Side side, const TriangularA<T>& A, in
   const bool eu = A.effectively_upper();
   std::vector<T> diag, out;
   auto leaf = [&](index_t d0, index_t nb) {
+    T* X = left ? B + d0 : B + d0 * ldb;
+    if (!(left ? all_finite(nb, n, X, ldb) : all_finite(m, nb, X, ldb)))
+      return multiply_diagonal_block(h, side, A, d0, nb, left ? n : m, alpha, X, ldb);
     A.expand_diagonal(d0, nb, diag);
     if (left) {
       out.resize(size_t(nb * n));
@@ -225,30 +292,6 @@ void invert_diagonal_block(const Handle& h, const TriangularA<T>& A, index_t d0,
 // substitution alone).
 inline constexpr index_t trsm_inverse_min_rhs = 16;
 
-// Whether the `len` reals at x are all finite: x - x is 0 for them and NaN for an Inf or NaN,
-// and a NaN survives any sum. Eight independent sums the compiler can keep in one vector (a
-// per-element isfinite with an early exit was a tenth of a 1024^2 strsm: every leaf scans its
-// right-hand sides).
-template <class R>
-bool all_finite_run(const R* x, index_t len) {
-  R lanes[8] = {};
-  index_t i = 0;
-  for (; i + 8 <= len; i += 8)
-    for (int j = 0; j < 8; ++j) lanes[j] += x[i + j] - x[i + j];
-  R sum = 0;
-  for (; i < len; ++i) sum += x[i] - x[i];
-  for (R v : lanes) sum += v;
-  return sum == sum;
-}
-
-template <class T>
-bool all_finite(index_t rows, index_t cols, const T* a, index_t lda) {
-  using R = real_t<T>;
-  constexpr index_t reals = is_complex_v<T> ? 2 : 1;  // std::complex<R> is laid out as R[2]
-  for (index_t j = 0; j < cols; ++j)
-    if (!all_finite_run(reinterpret_cast<const R*>(a + j * lda), rows * reals)) return false;
-  return true;
-}
 
 // X = inv(op(A)_dd) * X (left, X nb x other) or X * inv(op(A)_dd) (right, X other x nb), in
 // place through the scratch `product`. Returns false, having changed nothing, when the inverse
