@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "../common/scalar.hpp"
 #include "vec_kernels.hpp"
@@ -345,29 +346,43 @@ void subtract_multiples4(index_t n, const T* __restrict t, const T* a, T* __rest
 // inverse per pass over t's column. (Each entry as a dot product of what came before, one
 // dependent multiply-add after another, was a third of a 256 x 256 strsm; one column per pass
 // in a loop the compiler left scalar, a seventh.)
+//
+// The rows a pivot updates, (p, n) or [0, p), are widened to whole groups of 8 from a multiple of
+// 8 (lower) or to one (upper), and t's column is taken through a copy that is zero outside
+// them: the extra rows subtract zero, every pass loads and stores the same aligned groups
+// (stores forward to the next pass's loads), and there is no scalar tail. The working copy has
+// a leading dimension of n + 8 (with n = 64, columns 16 apart were 4 KiB apart: 4K aliasing
+// between passes), and an entry's final value (scaled by the pivot's reciprocal) goes straight
+// to `inv`, not back into the working copy, where the next vector load would have had to wait
+// for the scalar store.
 template <class T>
 void invert_triangle_kernel(index_t n, bool upper, const T* t, T* inv) {
+  const index_t ld = n + 8;
+  std::vector<T> work(static_cast<std::size_t>(ld * n + n), T(0));
+  T* w = work.data();
+  T* column = w + ld * n;
   for (index_t k = 0; k < n * n; ++k) inv[k] = T(0);
-  for (index_t j = 0; j < n; ++j) inv[j + j * n] = T(1);
+  for (index_t j = 0; j < n; ++j) w[j + j * ld] = T(1);
   for (index_t s = 0; s < n; ++s) {
     const index_t p = upper ? n - 1 - s : s;
     const T reciprocal = T(1) / t[p + p * n];  // one division per pivot, not per entry
     // Columns j of the inverse with a nonzero entry p: j <= p (lower) or j >= p (upper); the
-    // rows they update: [0, p) (upper) or (p, n).
+    // rows they update: [0, p) (upper) or (p, n), widened to [i0, i1).
     const index_t j0 = upper ? p : 0, j1 = upper ? n : p + 1;
-    const index_t i0 = upper ? 0 : p + 1, i1 = upper ? p : n;
-    const T* column = t + p * n + i0;
+    const index_t i0 = upper ? 0 : (p + 1) / 8 * 8, i1 = upper ? std::min(n, (p + 7) / 8 * 8) : n;
+    for (index_t i = i0; i < i1; ++i) column[i] = (upper ? i < p : i > p) ? t[p * n + i] : T(0);
+    const T* c = column + i0;
     index_t j = j0;
     for (; j + 4 <= j1; j += 4) {
-      T* y = inv + j * n;
+      T* y = w + j * ld;
       T a[4];
-      for (int c = 0; c < 4; ++c) a[c] = y[c * n + p] *= reciprocal;
-      subtract_multiples4(i1 - i0, column, a, y + i0, y + n + i0, y + 2 * n + i0, y + 3 * n + i0);
+      for (int k = 0; k < 4; ++k) inv[(j + k) * n + p] = a[k] = y[k * ld + p] * reciprocal;
+      subtract_multiples4(i1 - i0, c, a, y + i0, y + ld + i0, y + 2 * ld + i0, y + 3 * ld + i0);
     }
     for (; j < j1; ++j) {
-      T* y = inv + j * n;
-      const T a = y[p] *= reciprocal;
-      for (index_t i = i0; i < i1; ++i) y[i] -= t[p * n + i] * a;
+      T* y = w + j * ld + i0;
+      const T a = inv[j * n + p] = y[p - i0] * reciprocal;
+      for (index_t i = 0; i < i1 - i0; ++i) y[i] -= c[i] * a;
     }
   }
 }

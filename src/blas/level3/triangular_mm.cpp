@@ -14,6 +14,7 @@
 //         once per leaf); with few, substitution, whose columns (rows) of B are independent and split
 //         across threads.
 // op(A) is "effectively upper" when A is upper and op = N, or A is lower and op = T/C.
+#include <algorithm>
 #include <vector>
 
 #include "../common/blocking.hpp"
@@ -68,11 +69,18 @@ struct TriangularA {
     return op == Op::N ? a[i + j * lda] : conj_if(op == Op::C, a[j + i * lda]);
   }
   // Diagonal block A[d0:d0+nb, d0:d0+nb] as a full matrix: its triangle, zeros, unit diagonal if asked.
+  // Column by column as copies and fills (an element-wise loop with the unit test inside was
+  // ~5% of a 256^2 strsm).
   void expand_diagonal(index_t d0, index_t nb, std::vector<T>& out) const {
-    out.assign(size_t(nb * nb), T(0));
-    for (index_t j = 0; j < nb; ++j)
-      for (index_t i = upper ? 0 : j; i <= (upper ? j : nb - 1); ++i)
-        out[size_t(i + j * nb)] = (unit && i == j) ? T(1) : a[(d0 + i) + (d0 + j) * lda];
+    out.resize(size_t(nb * nb));
+    for (index_t j = 0; j < nb; ++j) {
+      T* o = out.data() + j * nb;
+      const index_t lo = upper ? 0 : j, hi = upper ? j + 1 : nb;  // the triangle's rows
+      std::fill(o, o + lo, T(0));
+      std::copy(a + (d0 + lo) + (d0 + j) * lda, a + (d0 + hi) + (d0 + j) * lda, o + lo);
+      std::fill(o + hi, o + nb, T(0));
+      if (unit) o[j] = T(1);
+    }
   }
 };
 
