@@ -324,16 +324,6 @@ void dot4_kernel(index_t n, const T* const* a, const T* x, T* dot) {
 // y_c -= a_c * t for four columns y_c of length n: t is loaded once for all four. Blocks of
 // eight the compiler vectorises at -O2 (a plain loop of unknown length stays scalar there),
 // restrict on parameters (GCC ignores it on local pointers).
-// Groups of 8 written out, as below: vectorised whatever the optimisation level's cost model (a
-// plain loop inlined here stayed scalar at -O2).
-template <class T>
-void subtract_multiple(index_t n, const T* __restrict t, T a, T* __restrict y) {
-  index_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int l = 0; l < 8; ++l) y[i + l] -= t[i + l] * a;
-  for (; i < n; ++i) y[i] -= t[i] * a;
-}
-
 template <class T>
 void subtract_multiples4(index_t n, const T* __restrict t, const T* a, T* __restrict y0, T* __restrict y1,
                          T* __restrict y2, T* __restrict y3) {
@@ -348,6 +338,16 @@ void subtract_multiples4(index_t n, const T* __restrict t, const T* a, T* __rest
     const T v = t[i];
     y0[i] -= v * a0, y1[i] -= v * a1, y2[i] -= v * a2, y3[i] -= v * a3;
   }
+}
+
+// y -= a * t for one column, in groups of eight as above (a plain loop inlined into the
+// inversion stayed scalar at -O2).
+template <class T>
+void subtract_multiple(index_t n, const T* __restrict t, T a, T* __restrict y) {
+  index_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int l = 0; l < 8; ++l) y[i + l] -= t[i + l] * a;
+  for (; i < n; ++i) y[i] -= t[i] * a;
 }
 
 // Column-oriented: once entry p of every column of the inverse is final, it is multiplied by
