@@ -76,6 +76,17 @@ struct Mainloop {
           const bool direct_a = !policy.pack_a;
           if constexpr (!a_prepacked)
             if (!direct_a) a.template pack<MR>(ic, mc, pc, kc, ap);
+          // A read in place still packs a partial last row panel (the kernel reads whole MR
+          // rows), once per block, not once per column panel (8 x 1024 x 1024 packed its 8 rows
+          // 171 times) -- unless it is exactly as tall as the half-height kernel, which then
+          // reads it in place (8 x 8 x 1024 spent twice as long packing as multiplying).
+          const int64_t ragged_ir = mc / MR * MR;
+          bool ragged_in_place = false;
+          if constexpr (requires { typename Kernel::HalfRows; })
+            ragged_in_place = mc - ragged_ir == Kernel::HalfRows::mr;
+          if constexpr (a_in_place_ok)
+            if (direct_a && ragged_ir < mc && !ragged_in_place)
+              a.template pack<MR>(ic + ragged_ir, mc - ragged_ir, pc, kc, ap);
           for (int64_t jr = 0; jr < nc; jr += NR) {
             const int64_t nr = std::min<int64_t>(NR, nc - jr);
             // B operand: packed panel, or in place (full-width tiles), or a packed edge.
@@ -146,12 +157,11 @@ struct Mainloop {
               else at = ap + ir * kc;
               int64_t a_ps = MR;
               if constexpr (a_in_place_ok) {  // policy.pack_a is forced for every other operand
-                if (direct_a && mr == MR) {
+                if (direct_a && (mr == MR || ragged_in_place)) {
                   at = a.v.data + (ic + ir) * a.v.rs + pc * a.v.cs;
                   a_ps = a.v.cs;
                 } else if (direct_a) {
-                  a.template pack<MR>(ic + ir, mr, pc, kc, ap);
-                  at = ap;
+                  at = ap;  // the partial last panel, packed above
                 }
               }
               if (cut_depth) {

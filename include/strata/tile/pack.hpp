@@ -145,15 +145,32 @@ void pack_panels(int64_t len, int64_t kc, MatrixView<S> x, T* __restrict dst) {
     T* d = dst + r * W * kc;
 #if defined(__AVX2__)
     if constexpr (std::is_same_v<T, float> && std::is_same_v<S, float> && W % 8 == 0) {
-      // Full f32 panels with contiguous k: 8 x 8 register transposes instead of W scattered
-      // stores per element row (the filter operand of channels-last convolutions, A^T).
-      if (x.cs == 1 && w == W) {
+      // f32 panels with contiguous k: 8 x 8 register transposes instead of W scattered stores
+      // per element row (the filter operand of channels-last convolutions, A^T); a partial
+      // panel's missing rows are zero vectors (8 x 8 x 1024 TN packed its 8 rows into a
+      // 16-row panel element by element: 16 scattered stores per step, 3x the multiply).
+      if (x.cs == 1) {
         const float* base = x.data + r * W * x.rs;
-        int64_t p = 0;
-        for (; p + 8 <= kc; p += 8)
-          for (int i0 = 0; i0 < W; i0 += 8) transpose_8x8(base + i0 * x.rs + p, x.rs, d + p * W + i0, W);
-        for (; p < kc; ++p)
-          for (int i = 0; i < W; ++i) d[p * W + i] = base[i * x.rs + p];
+        for (int i0 = 0; i0 < W; i0 += 8) {
+          const int64_t rows = std::clamp<int64_t>(w - i0, 0, 8);
+          float* di = d + i0;
+          if (rows == 8) {
+            int64_t p = 0;
+            for (; p + 8 <= kc; p += 8) transpose_8x8(base + i0 * x.rs + p, x.rs, di + p * W, W);
+            for (; p < kc; ++p)
+              for (int i = 0; i < 8; ++i) di[p * W + i] = base[(i0 + i) * x.rs + p];
+            continue;
+          }
+          int64_t p = 0;
+          for (; p + 8 <= kc; p += 8) {
+            Floats8 rv[8];
+            for (int i = 0; i < 8; ++i)
+              rv[i] = i < rows ? *reinterpret_cast<const Floats8*>(base + (i0 + i) * x.rs + p) : Floats8{};
+            transpose_8x8(rv, [&](int j, Floats8 v) { *reinterpret_cast<Floats8*>(di + (p + j) * W) = v; });
+          }
+          for (; p < kc; ++p)
+            for (int i = 0; i < 8; ++i) di[p * W + i] = i < rows ? base[(i0 + i) * x.rs + p] : 0.f;
+        }
         continue;
       }
     }
