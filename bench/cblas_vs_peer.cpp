@@ -2,9 +2,12 @@
 // CBLAS library (OpenBLAS), both loaded with dlopen side by side and called alternately, 9
 // batches each; prints the median GFLOPS of each and the ratio. Level 2: gemv (N, T, strided), trsv,
 // trmv, symv, ger, syr, tbsv, cgemv, ctrsv; Level 3: trsm, trmm, syrk, symm, syr2k (f32), cherk and,
-// for scale, dgemm, cgemm and zgemm.
+// for scale, dgemm, cgemm and zgemm; the `gemm` group: sgemm at fixed shapes `strata bench gemm`
+// leaves out (N is ignored): blocks of a larger matrix (leading dimension 1024, as LAPACK and
+// Level 3 routines pass them) and products of few rows and columns over a long depth (Gram
+// matrices, NN and TN).
 // Run it with OPENBLAS_CORETYPE unset and one thread for both (the command is in
-// docs/PERFORMANCE.md): cblas_vs_peer N STRATA_LIBBLAS PEER_CBLAS [level1|level2|level3]
+// docs/PERFORMANCE.md): cblas_vs_peer N STRATA_LIBBLAS PEER_CBLAS [level1|level2|level3|gemm]
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -15,6 +18,7 @@
 #include <cstring>
 #include <functional>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -62,6 +66,7 @@ using Cdot = void (*)(int, const void*, int, const void*, int, void*);
 using Trsm = void (*)(int, int, int, int, int, int, int, float, const float*, int, float*, int);
 using Syrk = void (*)(int, int, int, int, int, float, const float*, int, float, float*, int);
 using Product = void (*)(int, int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
+using Sgemm = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
 using Herk = void (*)(int, int, int, int, int, float, const void*, int, float, void*, int);
 using ComplexGemm = void (*)(int, int, int, int, int, int, const void*, const void*, int, const void*, int, const void*,
                              void*, int);
@@ -79,11 +84,16 @@ struct Case {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: %s N STRATA_LIBBLAS PEER_CBLAS [level1|level2|level3]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s N STRATA_LIBBLAS PEER_CBLAS [level1|level2|level3|gemm]\n", argv[0]);
     return 2;
   }
   const int n = std::atoi(argv[1]);
-  const int only = argc > 4 ? (std::strcmp(argv[4], "level1") == 0 ? 1 : std::strcmp(argv[4], "level2") == 0 ? 2 : 3) : 0;
+  const char* group = argc > 4 ? argv[4] : "";
+  const int only = std::strcmp(group, "level1") == 0   ? 1
+                   : std::strcmp(group, "level2") == 0 ? 2
+                   : std::strcmp(group, "level3") == 0 ? 3
+                   : std::strcmp(group, "gemm") == 0   ? 4
+                                                       : 0;
   const Library libs[2] = {load(argv[2]), load(argv[3])};
   using cf = std::complex<float>;
   const size_t nn = size_t(n) * size_t(n);
@@ -138,8 +148,31 @@ int main(int argc, char** argv) {
       {"cgemm N N", 3, 8 * n3, [&](const Library& l) { l.get<ComplexGemm>("cblas_cgemm")(kCol, kN, kN, n, n, n, &cone, Ac.data(), n, Bc.data(), n, &czero, Wc.data(), n); }},
       {"zgemm N N", 3, 8 * n3, [&](const Library& l) { l.get<ComplexGemm>("cblas_zgemm")(kCol, kN, kN, n, n, n, &zone, Az.data(), n, Bz.data(), n, &zzero, Wz.data(), n); }},
   };
-  std::printf("%-15s %6s %12s %12s %8s\n", "routine", "n", "strata GF/s", "peer GF/s", "ratio");
-  for (const Case& c : cases) {
+  // The gemm group's operands: the largest product's op(A), op(B) and C at their leading dimension.
+  struct Shape {
+    int ta, m, n, k, ld;
+  };
+  const Shape shapes[] = {{kN, 64, 1024, 64, 1024}, {kN, 64, 64, 64, 1024},  {kN, 960, 960, 64, 1024},
+                          {kT, 960, 960, 64, 1024}, {kN, 8, 8, 1024, 0},     {kT, 8, 8, 1024, 0},
+                          {kN, 4, 4, 4096, 0},      {kT, 12, 12, 512, 0},    {kT, 24, 24, 4096, 0},
+                          {kN, 24, 100, 300, 0},    {kN, 1024, 16, 1024, 0}, {kT, 32, 32, 2048, 0}};
+  std::vector<float> Ag(size_t(4096) * 1024, 0.5f), Bg(size_t(4096) * 1024, 0.25f), Cg(size_t(1024) * 1024);
+  std::vector<Case> all = cases;
+  std::vector<std::string> names;
+  names.reserve(std::size(shapes));
+  for (const Shape& g : shapes) {
+    const int lda = std::max(g.ld, g.ta == kN ? g.m : g.k), ldb = std::max(g.ld, g.k), ldc = std::max(g.ld, g.m);
+    char name[64];
+    std::snprintf(name, sizeof name, "sgemm %c %dx%dx%d%s", g.ta == kN ? 'N' : 'T', g.m, g.n, g.k, g.ld ? " ld1024" : "");
+    names.push_back(name);
+    all.push_back({names.back().c_str(), 4, 2.0 * g.m * g.n * g.k, [&, g, lda, ldb, ldc](const Library& l) {
+                     l.get<Sgemm>("cblas_sgemm")(kCol, g.ta, kN, g.m, g.n, g.k, one, Ag.data(), lda, Bg.data(), ldb,
+                                                    zero, Cg.data(), ldc);
+                   }});
+  }
+  std::printf("%-26s %6s %12s %12s %8s\n", "routine", "n", "strata GF/s", "peer GF/s", "ratio");
+  for (const Case& c : all) {
+    if (c.level == 4 && only != 4) continue;
     if (only && c.level != only) continue;
     // Calls are timed in batches of about 20 ms (at least one call), so a call of a fraction of
     // a millisecond is measured with the library's data in cache, as in a loop of calls, and
@@ -160,6 +193,7 @@ int main(int argc, char** argv) {
       std::sort(seconds[l].begin(), seconds[l].end());
       gflops[l] = c.flops / seconds[l][seconds[l].size() / 2] / 1e9;
     }
-    std::printf("%-15s %6d %12.2f %12.2f %8.2f\n", c.name, n, gflops[0], gflops[1], gflops[0] / gflops[1]);
+    std::printf("%-26s %6d %12.2f %12.2f %8.2f\n", c.name, c.level == 4 ? 0 : n, gflops[0], gflops[1],
+                gflops[0] / gflops[1]);
   }
 }
