@@ -79,14 +79,25 @@ struct Mainloop {
           // A read in place still packs a partial last row panel (the kernel reads whole MR
           // rows), once per block, not once per column panel (8 x 1024 x 1024 packed its 8 rows
           // 171 times) -- unless it is exactly as tall as the half-height kernel, which then
-          // reads it in place (8 x 8 x 1024 spent twice as long packing as multiplying).
+          // reads it in place (8 x 8 x 1024 spent twice as long packing as multiplying); a
+          // shorter one is packed at that kernel's height, half the zeros.
           const int64_t ragged_ir = mc / MR * MR;
           bool ragged_in_place = false;
-          if constexpr (requires { typename Kernel::HalfRows; })
-            ragged_in_place = mc - ragged_ir == Kernel::HalfRows::mr;
-          if constexpr (a_in_place_ok)
-            if (direct_a && ragged_ir < mc && !ragged_in_place)
-              a.template pack<MR>(ic + ragged_ir, mc - ragged_ir, pc, kc, ap);
+          int64_t ragged_ps = MR;  // the packed partial panel's row count
+          if constexpr (a_in_place_ok) {
+            if (direct_a && ragged_ir < mc) {
+              bool half = false;
+              if constexpr (requires { typename Kernel::HalfRows; }) {
+                ragged_in_place = mc - ragged_ir == Kernel::HalfRows::mr;
+                half = Kernel::HalfRows::mr < MR && mc - ragged_ir < Kernel::HalfRows::mr;
+                if (half) {
+                  ragged_ps = Kernel::HalfRows::mr;
+                  a.template pack<Kernel::HalfRows::mr>(ic + ragged_ir, mc - ragged_ir, pc, kc, ap);
+                }
+              }
+              if (!ragged_in_place && !half) a.template pack<MR>(ic + ragged_ir, mc - ragged_ir, pc, kc, ap);
+            }
+          }
           for (int64_t jr = 0; jr < nc; jr += NR) {
             const int64_t nr = std::min<int64_t>(NR, nc - jr);
             // B operand: packed panel, or in place (full-width tiles), or a packed edge.
@@ -162,6 +173,7 @@ struct Mainloop {
                   a_ps = a.v.cs;
                 } else if (direct_a) {
                   at = ap;  // the partial last panel, packed above
+                  a_ps = ragged_ps;
                 }
               }
               if (cut_depth) {
