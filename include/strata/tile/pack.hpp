@@ -81,8 +81,8 @@ template <int W, class T, class S>
 // at src + p * step. f32 goes eight lanes at a time: whole vectors copied, the group holding
 // the end zeroed and then overwritten by its values in fixed-size moves (variable-length
 // copies became memmove calls), the rest zeroed. pack_row's element loop (a select per lane)
-// took ~12 cycles per row: 4x4x4096 NN spent 60% of its time packing A's 4 rows into an
-// 8-row panel. The kernel reads the panel only after the whole block is packed, so the
+// was part of why 4x4x4096 NN spent 60% of its time packing A's 4 rows into an 8-row panel
+// (the rest: the narrow-panel walk below). The kernel reads the panel only after the whole block is packed, so the
 // overlapping stores cost no store-forwarding stalls. Out of line: inlined into pack_panels,
 // its body slowed the full panels' loops by ~3% (1024x32x1024).
 template <int W, class T, class S>
