@@ -1,5 +1,8 @@
 // Theoretical peak floating-point rate of one core of this CPU, measured rather than looked up:
-//   clock      from a chain of dependent integer adds (1 cycle each on every x86 core since P6)
+//   clock      from a chain of dependent register-register adds (1 cycle each), checked against
+//              a chain of dependent multiplies (3 cycles each): Golden Cove-family cores fold
+//              add-immediate chains at rename, so an add chain alone can read several times
+//              the real clock
 //   FMA ports  from the throughput of independent vector FMAs, divided by that clock
 //   peak       = vector lanes x 2 flops x FMA ports x clock
 // so the number is right under turbo limits, hypervisors and power caps, and `strata info`
@@ -12,6 +15,9 @@ namespace strata {
 struct PeakEstimate {
   Isa isa = Isa::generic;
   double clock_ghz = 0;        // measured, under a busy loop on one core
+  const char* clock_source = "add";    // which chain clock_ghz comes from: "add" or "multiply"
+  double clock_ghz_add_chain = 0;      // both readings, for `strata info --json`
+  double clock_ghz_multiply_chain = 0;
   int f32_lanes = 1;           // per vector register
   double fma_ports = 1;        // measured vector FMAs per cycle (rounded to 0.5 steps)
   double measured_fma_gflops_f32 = 0;  // what the FMA loop itself achieved
