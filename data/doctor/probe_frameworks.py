@@ -46,7 +46,9 @@ for pkg in ("jax", "cupy"):
         if pkg == "jax":
             try:
                 f["devices"] = [str(d) for d in m.devices()]
-                f["available"] = any("cuda" in s.lower() or "gpu" in s.lower() for s in f["devices"])
+                gpus = [s for s in f["devices"] if "cuda" in s.lower() or "gpu" in s.lower()]
+                f["device_count"] = len(gpus)
+                f["available"] = len(gpus) > 0
             except Exception as e:
                 f["available"] = False
                 f["reason"] = str(e)
@@ -54,7 +56,8 @@ for pkg in ("jax", "cupy"):
             try:
                 f["device_count"] = m.cuda.runtime.getDeviceCount()
                 f["available"] = f["device_count"] > 0
-                f["cuda"] = str(m.cuda.runtime.runtimeGetVersion())
+                v = int(m.cuda.runtime.runtimeGetVersion())  # 1000 * major + 10 * minor
+                f["cuda"] = "%d.%d" % (v // 1000, v % 1000 // 10)
             except Exception as e:
                 f["available"] = False
                 f["reason"] = str(e)

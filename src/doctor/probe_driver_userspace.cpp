@@ -140,10 +140,23 @@ LayerReport probe_driver_userspace(ProbeContext& ctx) {
   for (const auto& c : find_copies(ctx, "libcuda.so.1")) {
     if (c.wins || c.real_path.find("/stubs/") != std::string::npos) continue;
     if (c.version && f.libcuda_version && *c.version == *f.libcuda_version) continue;
-    auto& fd = L.add(Verdict::warn, "Another libcuda copy: " + c.real_path + (c.version ? " (" + c.version->str() + ")" : ""));
+    const std::string copy = c.real_path + (c.version ? " (" + c.version->str() + ")" : "");
+    // The toolkit's cuda-compat copy (NVIDIA's CUDA images ship one in /usr/local/cuda-X/compat)
+    // is loaded only by a process that puts its folder first; left off the path it is inert.
+    // Another driver's libcuda elsewhere is a leftover worth a warning.
+    if (c.real_path.find("/compat/") != std::string::npos) {
+      auto& fd = L.add(Verdict::ok, "CUDA forward-compatibility libcuda, not on the loader's path: " + copy);
+      fd.evidence.push_back("loaded only by a process that puts " + path_dirname(c.real_path) +
+                            " first (LD_LIBRARY_PATH); nothing here does");
+      if (c.version && f.kernel_driver && !(*f.kernel_driver < *c.version))
+        fd.evidence.push_back("not needed: it is not newer than the running driver " + f.kernel_driver->str() +
+                              ", and loaded with it cuInit would fail with error 803");
+      else
+        fd.evidence.push_back("it lets a newer CUDA run on an older driver, on data-centre GPUs only");
+      continue;
+    }
+    auto& fd = L.add(Verdict::warn, "Another libcuda copy: " + copy);
     fd.evidence.push_back("a process with a different LD_LIBRARY_PATH or RPATH may load it");
-    if (c.real_path.find("/compat") != std::string::npos)
-      fd.evidence.push_back("a CUDA forward-compatibility libcuda: it only works on data-centre GPUs");
   }
   if (auto nvml = ctx.loader.resolve("libnvidia-ml.so.1"); nvml.path) {
     std::string nreal = ctx.sys.canonical(*nvml.path).value_or(*nvml.path);

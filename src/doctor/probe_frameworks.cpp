@@ -1,6 +1,8 @@
 // Layer 6, frameworks: for each Python found, PyTorch (and JAX/CuPy) asked in a child process
 // with a deadline (version, CUDA or CPU build, cuDNN, arch list, is_available and why not,
 // bundled nvidia-* wheels). Without running Python, torch/version.py is read as a file.
+#include <algorithm>
+#include <cctype>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -13,6 +15,14 @@
 namespace strata::doctor {
 
 namespace {
+
+// CuPy reports its CUDA as the runtime's integer (13020 = 1000 * 13 + 10 * 2); torch as "13.0".
+std::string cuda_version_text(const std::string& s) {
+  if (s.size() < 4 || s.size() > 6 || !std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); }))
+    return s;
+  int v = std::stoi(s);
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
 
 // torch/version.py: __version__ = '2.5.1+cu121', cuda = '12.1' (or None).
 std::optional<FrameworkInfo> torch_from_files(ProbeContext& ctx, const std::string& site) {
@@ -264,11 +274,18 @@ LayerReport probe_frameworks(ProbeContext& ctx) {
         fi.python = py;
         fi.package = fw.value("package", "");
         fi.version = fw.value("version", "");
-        fi.cuda = fw.value("cuda", "");
+        fi.cuda = cuda_version_text(fw.value("cuda", ""));
         fi.cudnn = fw.value("cudnn", "");
         fi.available = fw.value("available", false);
         fi.unavailable_reason = fw.value("reason", fw.value("error", ""));
         fi.device_count = fw.value("device_count", 0);
+        // Older probes listed JAX's devices without counting them.
+        if (!fw.contains("device_count"))
+          for (const auto& d : fw.value("devices", nlohmann::json::array())) {
+            std::string s = d.is_string() ? d.get<std::string>() : "";
+            std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+            if (s.find("cuda") != std::string::npos || s.find("gpu") != std::string::npos) ++fi.device_count;
+          }
         fi.lib_dir = fw.value("lib_dir", "");
         for (const auto& a : fw.value("arch_list", nlohmann::json::array())) fi.arch_list.push_back(a.get<std::string>());
         fi.nvidia_wheels = wheels;

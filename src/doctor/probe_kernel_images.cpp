@@ -67,8 +67,16 @@ LayerReport probe_kernel_images(ProbeContext& ctx) {
     }
   }
   if (ctx.opt.deep_libraries)
-    for (const auto& c : f.libraries)
-      if (c.wins) targets.push_back({c.real_path, "library that wins the loader search", false});
+    for (const auto& c : f.libraries) {
+      if (!c.wins || c.name.rfind("libnvJitLink", 0) == 0) continue;  // nvJitLink is host code only
+      // cuDNN 9's libcudnn.so.9 only dispatches: its GPU code is in the engine sub-libraries.
+      std::string engines = path_dirname(c.real_path) + "/libcudnn_engines_precompiled.so.9";
+      if (c.name == "libcudnn.so.9" && ctx.sys.exists(engines))
+        targets.push_back({ctx.sys.canonical(engines).value_or(engines),
+                           "GPU code of the cuDNN that wins the loader search (libcudnn.so.9 only dispatches)", false});
+      else
+        targets.push_back({c.real_path, "library that wins the loader search", false});
+    }
   // Toolkit floors: CUDA 13 libraries start at sm_75, CUDA 12 at sm_50 ...
   for (const auto& rt : f.runtimes) {
     if (!rt.wins || !rt.version) continue;

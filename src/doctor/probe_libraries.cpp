@@ -109,12 +109,24 @@ LayerReport probe_libraries(ProbeContext& ctx) {
         if (c->version && (!newest || *newest->version < *c->version)) newest = c;
       }
       if (win && newest && win->version && *win->version < *newest->version) {
-        auto& fd = L.add(Verdict::warn, name + ": the loader picks " + win->real_path + " (" + win->version->str() +
-                                            ") although a newer " + newest->version->str() + " is at " + newest->real_path);
+        auto res = ctx.loader.resolve(name);
+        const std::string line = name + ": the loader picks " + win->real_path + " (" + win->version->str() +
+                                 ") although a newer " + newest->version->str() + " is at " + newest->real_path;
+        // Only LD_LIBRARY_PATH (and RPATH) come before a program's own DT_RUNPATH. An older copy
+        // found through ld.so.cache or the system folders is what a plain dlopen gets, but the
+        // programs shipped with the newer copy (pip wheels: torch) still load theirs through
+        // RUNPATH, so it is a fact to know, not a fault (NVIDIA's CUDA images have both).
+        if (res.via == "ld.so.cache" || res.via == "system dir") {
+          auto& fd = L.add(Verdict::ok, line);
+          fd.evidence.push_back(res.summary());
+          fd.evidence.push_back("programs whose RUNPATH leads to " + path_dirname(newest->real_path) +
+                                " still load the newer copy: RUNPATH is searched before " + res.via);
+          continue;
+        }
+        auto& fd = L.add(Verdict::warn, line);
         fd.cause_id = "shadowed_library";
         fd.cause = "Programs built against the newer copy (pip wheels found through RUNPATH) get the older one when it "
                    "comes first: LD_LIBRARY_PATH beats DT_RUNPATH.";
-        auto res = ctx.loader.resolve(name);
         fd.evidence.push_back(res.summary());
         if (res.via == "LD_LIBRARY_PATH")
           fd.fixes = {"Remove " + path_dirname(*res.path) + " from LD_LIBRARY_PATH"};

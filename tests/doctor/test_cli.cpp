@@ -2,6 +2,7 @@
 // from arguments and stdin, kernels, and the programs nvcc built with known -gencode flags.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -118,3 +119,35 @@ TEST(DoctorCli, KernelsMatchNvccGencodeFlags) {
   }
 }
 #endif
+
+// The probe script itself (data/doctor/probe_frameworks.py), run by the real python3 against
+// stand-in jax and cupy modules shaped like the real ones seen on an H200 machine: JAX's GPU
+// devices are counted, CuPy's integer CUDA version (13020) is given as 13.2.
+TEST(DoctorCli, FrameworkProbeScriptCountsJaxDevicesAndReadsCupysVersion) {
+  const std::string dir = testing::TempDir() + "/probe_fakes";
+  std::filesystem::create_directories(dir + "/cupy/cuda");
+  std::ofstream(dir + "/jax.py") << "__version__ = '0.11.2'\n"
+                                    "class D:\n    def __init__(self, s): self.s = s\n    def __str__(self): return self.s\n"
+                                    "def devices(): return [D('cuda:0'), D('cuda:1')]\n";
+  std::ofstream(dir + "/cupy/__init__.py") << "__version__ = '14.2.0'\nfrom . import cuda\n";
+  std::ofstream(dir + "/cupy/cuda/__init__.py") << "class runtime:\n"
+                                                   "    getDeviceCount = staticmethod(lambda: 1)\n"
+                                                   "    runtimeGetVersion = staticmethod(lambda: 13020)\n";
+  ChildResult r = run_child({"/usr/bin/env", "python3", "-S", STRATA_DOCTOR_DATA_DIR "/probe_frameworks.py"},
+                            {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"PYTHONPATH", dir}}, 60);
+  if (!r.started) GTEST_SKIP() << "no python3: " << r.error;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  int seen = 0;
+  for (const auto& f : doc["frameworks"]) {
+    if (f["package"] == "jax") {
+      EXPECT_EQ(f["device_count"], 2) << r.out;
+      ++seen;
+    }
+    if (f["package"] == "cupy") {
+      EXPECT_EQ(f["cuda"], "13.2") << r.out;
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, 2) << r.out;
+}

@@ -395,3 +395,55 @@ TEST(DoctorScenario, TorchRuntimeUnreachableAndShadowedThroughLdLibraryPath) {
   EXPECT_TRUE(has_cause(fw2, "shadowed_library")) << dump(r2);
   EXPECT_NE(dump(r2).find("Remove /usr/local/cuda-12.1/lib64 from LD_LIBRARY_PATH"), std::string::npos) << dump(r2);
 }
+
+// What `strata doctor` met on a real H200 machine (NVIDIA's CUDA 13.0 image with a PyTorch venv,
+// 2026-12-04): a cuda-compat libcuda older than the driver left off the loader's path, a system
+// cuDNN older than the venv's wheel but found only through ld.so.cache, JAX listing its devices
+// and CuPy giving its CUDA as an integer. All of that is a healthy machine.
+TEST(DoctorScenario, NvidiaCudaImageWithATorchVenvIsHealthy) {
+  FixtureTree t;
+  healthy_machine(t, test::machine("580.159.04", "NVIDIA H200", 0x2335, "13.0.96", "13.0.2"));
+  t.copy_from_host(STRATA_FAKE_LIBCUDA, "/usr/local/cuda-13.0/compat/libcuda.so.580.95.05");
+  t.symlink("libcuda.so.580.95.05", "/usr/local/cuda-13.0/compat/libcuda.so.1");
+  t.library("/usr/lib/x86_64-linux-gnu/libcudnn.so.9.14.0", {62, 2, "libcudnn.so.9", {}, "", "", {}});
+  t.symlink("libcudnn.so.9.14.0", "/usr/lib/x86_64-linux-gnu/libcudnn.so.9");
+  t.cache_add("libcudnn.so.9", "/usr/lib/x86_64-linux-gnu/libcudnn.so.9");
+  const std::string site = "/usr/lib/python3.12/site-packages";
+  for (const char* sub : {"", "_graph", "_ops", "_cnn", "_adv", "_engines_precompiled", "_engines_runtime_compiled", "_heuristic"}) {
+    t.library(site + "/nvidia/cudnn/lib/libcudnn" + sub + ".so.9");
+    t.library(std::string("/usr/lib/x86_64-linux-gnu/libcudnn") + sub + ".so.9");
+  }
+  test::kernel_library(t, "/usr/lib/x86_64-linux-gnu/libcudnn_engines_precompiled.so.9", test::kernels({90, 100}));
+  test::dist_info(t, site, "nvidia_cudnn_cu13", "9.19.0.56");
+  t.write("/usr/bin/python3",
+          std::string("#!/bin/sh\necho '{\"frameworks\":[{\"package\":\"jax\",\"version\":\"0.11.2\",\"devices\":[\"cuda:0\"],"
+                      "\"available\":true},{\"package\":\"cupy\",\"version\":\"14.2.0\",\"cuda\":\"13020\",\"device_count\":1,"
+                      "\"available\":true}],\"nvidia_wheels\":[]}'\n"));
+  chmod((t.root() + "/usr/bin/python3").c_str(), 0755);
+  DoctorOptions o = quick();
+  o.probe_python = true;
+  o.deep_libraries = true;
+  Report r = run_doctor(t.view(), o);
+  const std::string text = dump(r);
+  EXPECT_EQ(r.first_problem(), nullptr) << text;
+  // --deep looks for cuDNN's GPU code where cuDNN 9 keeps it.
+  EXPECT_NE(text.find("libcudnn_engines_precompiled.so.9: SASS sm_90 sm_100"), std::string::npos) << text;
+  EXPECT_EQ(layer(r, Layer::driver_userspace).verdict, Verdict::ok) << text;
+  EXPECT_NE(text.find("forward-compatibility libcuda, not on the loader's path: /usr/local/cuda-13.0/compat/libcuda.so.580.95.05"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("error 803"), std::string::npos) << text;
+  EXPECT_EQ(layer(r, Layer::library).verdict, Verdict::ok) << text;
+  EXPECT_FALSE(has_cause(layer(r, Layer::library), "shadowed_library")) << text;
+  EXPECT_NE(text.find("RUNPATH is searched before ld.so.cache"), std::string::npos) << text;
+  EXPECT_NE(text.find("jax 0.11.2 (/usr/bin/python3): CUDA available, 1 device(s)"), std::string::npos) << text;
+  EXPECT_NE(text.find("cupy 14.2.0, built for CUDA 13.2"), std::string::npos) << text;
+  EXPECT_EQ(text.find("not in the driver table"), std::string::npos) << text;
+  // The same old cuDNN on LD_LIBRARY_PATH does shadow the wheel.
+  Report r2 = run_doctor(t.view({{"LD_LIBRARY_PATH", "/usr/lib/x86_64-linux-gnu"}}), o);
+  EXPECT_TRUE(has_cause(layer(r2, Layer::library), "shadowed_library")) << dump(r2);
+  // Another driver's libcuda outside any compat folder is still a warning.
+  t.copy_from_host(STRATA_FAKE_LIBCUDA, "/usr/lib64/libcuda.so.550.54.14");
+  t.symlink("libcuda.so.550.54.14", "/usr/lib64/libcuda.so.1");
+  Report r3 = run_doctor(t.view(), o);
+  EXPECT_EQ(layer(r3, Layer::driver_userspace).verdict, Verdict::warn) << dump(r3);
+}
