@@ -176,8 +176,9 @@ void time_and_report(const GemmProblem& p, const char* dt, int threads, int reps
 // row-major, so it gets its own leading dimensions on the same buffers; each library's result
 // is verified exactly (int64 Freivalds check) in its own layout. A holds 7-bit values (0..127):
 // oneDNN's AVX2 path (vpmaddubsw) saturates int16 pair sums on full-range u8 and then fails
-// the check, while strata is exact for any input. % of peak is against twice the f32 peak:
-// one pmaddwd does 16 multiply-adds where one f32 FMA does 8.
+// the check, while strata is exact for any input. % of peak is against the int8 peak `strata
+// info` gives (VNNI: four times the f32 peak, 64 multiply-adds per vpdpbusd where one f32 FMA
+// does 16), or without VNNI twice the f32 peak (one pmaddwd does 16 where an FMA does 8).
 void run_int8_problem(const GemmProblem& p, int threads, const std::vector<bench::GemmPeer>& peers, int reps,
                       double peak_per_core, std::vector<Row>& rows) {
   std::mt19937 rng(42);
@@ -241,7 +242,7 @@ void run_int8_problem(const GemmProblem& p, int threads, const std::vector<bench
       }
     }
   }
-  time_and_report(p, "u8s8s32", threads, reps, 2 * peak_per_core, libs, rows);
+  time_and_report(p, "u8s8s32", threads, reps, peak_per_core, libs, rows);
 }
 
 // "bias+gelu_erf" → an lt epilogue with a per-row bias (owned by `bias`).
@@ -386,7 +387,7 @@ int run_gemm_bench(const BenchOptions& opt) {
         size_t first = rows.size();
         if (dt == "f32") run_problem<float>(p, t, peers, opt.reps, pk.peak_gflops_f32, opt.epilogue, rows);
         else if (dt == "f64") run_problem<double>(p, t, peers, opt.reps, pk.peak_gflops_f32, opt.epilogue, rows);
-        else if (dt == "u8s8s32") run_int8_problem(p, t, peers, opt.reps, pk.peak_gflops_f32, rows);
+        else if (dt == "u8s8s32") run_int8_problem(p, t, peers, opt.reps, pk.peak_gops_int8 > 0 ? pk.peak_gops_int8 : 2 * pk.peak_gflops_f32, rows);
         else throw_error(Status::invalid_argument, "--dtype", "'" + dt + "' (expected f32, f64 or u8s8s32)");
         for (size_t i = first; i < rows.size(); ++i) {
           const Row& r = rows[i];

@@ -11,13 +11,19 @@ STRATA_TILE_NS_BEGIN
 #if defined(__AVX512F__)
 using KernelF32 = MicroKernel<VecAvx512F32, 2, 12>;  // 32x12: 24 of 32 zmm accumulate
 using KernelF64 = MicroKernel<VecAvx512F64, 2, 12>;  // 16x12
-using KernelI8 = MicroKernelI8Avx2;                    // not registered: AVX-512 runs avx2's (registry)
+#if defined(__AVX512VNNI__)
+using KernelI8 = MicroKernelI8Avx512;     // 32x12 int16 pairs (vpmaddwd): s8 A
+using KernelU7 = MicroKernelU8Vnni512;    // 32x12 byte quads (vpdpbusd): every u8 A
+inline constexpr const char* kernel_isa_name = "avx512-vnni";
+#else
+using KernelI8 = MicroKernelI8Avx2;       // not registered: AVX-512 without VNNI runs avx2's
 using KernelU7 = MicroKernelU7Avx2;
 inline constexpr const char* kernel_isa_name = "avx512";
+#endif
 #elif defined(__AVX2__) && defined(__FMA__)
 using KernelF32 = MicroKernel<VecAvx2F32, 2, 6>;     // 16x6: 12 of 16 ymm accumulate
 using KernelF64 = MicroKernel<VecAvx2F64, 2, 6>;     // 8x6
-using KernelI8 = MicroKernelI8Avx2;                  // 16x6 int16 pairs (no AVX-512 one yet: avx2's serves)
+using KernelI8 = MicroKernelI8Avx2;                  // 16x6 int16 pairs
 using KernelU7 = MicroKernelU7Avx2;                  // 16x6 byte quads, for u8 A below 128
 inline constexpr const char* kernel_isa_name = "avx2";
 #else

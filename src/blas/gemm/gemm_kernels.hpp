@@ -72,5 +72,6 @@ GemmKernel<float> gemm_f32_avx512();
 GemmKernel<double> gemm_f64_avx512();
 GemmKernel<int32_t> gemm_i8_portable();
 GemmKernel<int32_t> gemm_i8_avx2();
+GemmKernel<int32_t> gemm_i8_avx512_vnni();  // call only on CPUs with AVX512_VNNI
 
 }  // namespace strata::blas::detail

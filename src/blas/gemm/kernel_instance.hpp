@@ -89,8 +89,8 @@ struct KernelInstance {
 };
 
 // The integer GEMM entry: u8/s8 x s8 -> s32 on a kernel over int16 pairs, or, when A is u8
-// with every value below 128 and the ISA has one, the denser byte-quad kernel (both exact;
-// tile/int8_gemm.hpp).
+// and the ISA has one, the denser byte-quad kernel: with VNNI for every u8 A, without it only
+// when every A value is below 128 (all exact; tile/int8_gemm.hpp).
 template <class PairKernel, class QuadKernel>
 struct Int8KernelInstance {
   template <class Kernel, int ElemBytes>
@@ -135,6 +135,10 @@ struct Int8KernelInstance {
   // Requires m, n, k > 0 (gemm_ex handles the quick returns).
   static void run(const GemmCall<int32_t>& c) {
     if constexpr (!std::is_void_v<QuadKernel>) {
+      if (c.a_type == DType::u8 && quads_for_any_u8()) {
+        if (verbose(1)) verbose_write("blas", "gemm_ex: u8 A: byte-quad kernel (vpdpbusd, exact for every u8)");
+        return run_with<QuadKernel, tile::QuadOperand, uint8_t>(c, blocks<QuadKernel, 1>());
+      }
       if (c.a_type == DType::u8 && seven_bit(c)) {
         if (verbose(1)) verbose_write("blas", "gemm_ex: every A value < 128: byte-quad kernel (vpmaddubsw, exact)");
         return run_with<QuadKernel, tile::QuadOperand, uint8_t>(c, blocks<QuadKernel, 1>());
@@ -144,13 +148,20 @@ struct Int8KernelInstance {
     else run_with<PairKernel, tile::PairOperand, int8_t>(c, blocks<PairKernel, 2>());
   }
 
+  static constexpr bool quads_for_any_u8() {
+    if constexpr (std::is_void_v<QuadKernel>) return false;
+    else return QuadKernel::any_u8;
+  }
+
   static GemmKernel<int32_t> entry() {
     GemmKernel<int32_t> k;
     k.run = &run;
     k.info = [] {
       static const std::string name = std::string(tile::kernel_isa_name) + " i8 " + std::to_string(PairKernel::mr) +
                                       "x" + std::to_string(PairKernel::nr) +
-                                      (std::is_void_v<QuadKernel> ? " (int16 pairs)" : " (int16 pairs; byte quads for 7-bit u8 A)");
+                                      (std::is_void_v<QuadKernel> ? " (int16 pairs)"
+                                       : quads_for_any_u8() ? " (int16 pairs; byte quads for u8 A)"
+                                                            : " (int16 pairs; byte quads for 7-bit u8 A)");
       const tile::BlockSizes& bs = blocks<PairKernel, 2>();
       return GemmKernelInfo{name.c_str(), PairKernel::mr, PairKernel::nr, bs.mc, bs.kc, bs.nc};
     };

@@ -1,5 +1,6 @@
 // The one place where GEMM kernels are registered per ISA.
 #include "gemm_kernels.hpp"
+#include "strata/core/cpu.hpp"
 
 namespace strata::blas::detail {
 
@@ -13,9 +14,10 @@ const IsaTable<GemmKernel<double>>& gemm_kernels_f64() {
   return t;
 }
 
-// No AVX-512 (VNNI) integer kernel yet: AVX-512 machines run the AVX2 one.
+// The AVX-512 integer kernel needs VNNI (vpdpbusd); AVX-512 CPUs without it run the AVX2 one.
 const IsaTable<GemmKernel<int32_t>>& gemm_kernels_i8() {
-  static const IsaTable<GemmKernel<int32_t>> t{gemm_i8_portable(), gemm_i8_avx2(), {}};
+  static const IsaTable<GemmKernel<int32_t>> t{gemm_i8_portable(), gemm_i8_avx2(),
+                                               cpu_features().avx512_vnni ? gemm_i8_avx512_vnni() : GemmKernel<int32_t>{}};
   return t;
 }
 
