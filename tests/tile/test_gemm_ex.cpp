@@ -1,8 +1,12 @@
 // gemm_ex with bf16/f16 inputs equals the f32 GEMM of the exactly widened inputs (bitwise:
-// same kernels, same order), on every ISA path and thread count; invalid types are rejected.
+// same kernels, same order), on every ISA path and thread count, except bf16 where the CPU has a
+// native dot-product kernel (AVX512_BF16): that one is held to the exact products' sum within
+// f32 accumulation error, bitwise the same for any thread count, and its flushing of subnormal
+// inputs is pinned. The integer forms are exact; invalid types are rejected.
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <limits>
 #include <cmath>
 #include <cstring>
 #include <tuple>
@@ -11,15 +15,20 @@
 
 #include "strata/blas/gemm_ex.hpp"
 #include "strata/blas/level3.hpp"
+#include "strata/core/cpu.hpp"
 #include "strata/core/status.hpp"
 
 using namespace strata;
 using namespace strata::blas;
 
+// Whether gemm_ex runs bf16 on the native dot-product kernel for this ISA path.
+bool native_bf16(Isa isa) { return isa == Isa::avx512 && cpu_features().avx512_bf16; }
+
 template <class N>
 void check_narrow(DType t) {
   for (Isa isa : {Isa::generic, Isa::avx2, Isa::avx512}) {
     if (!isa_supported(isa)) continue;
+    if (t == DType::bf16 && native_bf16(isa)) continue;  // Bf16NativeKernel* below
     for (int threads : {1, 2})
       for (Op ta : {Op::N, Op::T})
         for (Op tb : {Op::N, Op::T})
@@ -60,6 +69,90 @@ void check_narrow(DType t) {
 }
 
 TEST(GemmEx, Bf16EqualsF32OfWidenedInputs) { check_narrow<bf16>(DType::bf16); }
+
+// The native kernel against the exact sum of products (double): |C - exact| within the f32
+// accumulation bound (k + 2) u (|alpha| sum |a b| + |beta c|), u = 2^-24, over edge tiles, odd
+// depths, several k blocks and every transpose; 1 and 2 threads bitwise alike.
+TEST(GemmEx, Bf16NativeKernelIsAccurateAndDeterministic) {
+  if (!isa_supported(Isa::avx512) || !native_bf16(Isa::avx512)) GTEST_SKIP() << "no AVX512_BF16 on this CPU";
+  for (Op ta : {Op::N, Op::T})
+    for (Op tb : {Op::N, Op::T})
+      for (auto [m, n, k] : {std::tuple{37, 23, 51}, std::tuple{200, 9, 300}, std::tuple{5, 300, 17},
+                             std::tuple{64, 48, 2001}, std::tuple{1, 1, 1}, std::tuple{33, 13, 2},
+                             std::tuple{96, 25, 16}, std::tuple{70, 130, 33}}) {
+        std::mt19937 rng(7);
+        std::uniform_real_distribution<float> d(-2, 2);
+        std::vector<bf16> A(size_t(m * k)), B(size_t(k * n));
+        for (auto& x : A) x = bf16(d(rng));
+        for (auto& x : B) x = bf16(d(rng));
+        const index_t lda = ta == Op::N ? m : k, ldb = tb == Op::N ? k : n;
+        auto a = [&](index_t i, index_t l) { return double(A[size_t(ta == Op::N ? i + l * lda : l + i * lda)].to_float()); };
+        auto b = [&](index_t l, index_t j) { return double(B[size_t(tb == Op::N ? l + j * ldb : j + l * ldb)].to_float()); };
+        std::vector<float> C0(size_t(m * n));
+        for (auto& x : C0) x = d(rng);
+        const float alpha = 0.75f, beta = -1.5f;
+        std::vector<float> C[2] = {C0, C0};
+        for (int threads : {1, 2}) {
+          Handle h;
+          h.set_isa(Isa::avx512);
+          h.set_num_threads(threads);
+          gemm_ex(h, ta, tb, m, n, k, alpha, A.data(), DType::bf16, lda, B.data(), DType::bf16, ldb, beta,
+                  C[threads - 1].data(), m);
+        }
+        ASSERT_EQ(0, std::memcmp(C[0].data(), C[1].data(), sizeof(float) * C[0].size())) << m << "x" << n << "x" << k;
+        for (index_t j = 0; j < n; ++j)
+          for (index_t i = 0; i < m; ++i) {
+            double exact = 0, size = 0;
+            for (index_t l = 0; l < k; ++l) exact += a(i, l) * b(l, j), size += std::abs(a(i, l) * b(l, j));
+            const double c0 = C0[size_t(i + j * m)];
+            const double want = alpha * exact + beta * c0;
+            const double bound = double(k + 2) * 0x1p-24 * (std::abs(alpha) * size + std::abs(beta * c0)) + 1e-30;
+            ASSERT_LE(std::abs(C[0][size_t(i + j * m)] - want), bound)
+                << m << "x" << n << "x" << k << " ta=" << char(ta) << " tb=" << char(tb) << " i=" << i << " j=" << j;
+          }
+      }
+}
+
+// Full 32 x 12 tiles in one k block: each lane adds its products in depth order, one rounding
+// each, as the f32 kernel does (pairs packed with the earlier depth in the high half, which
+// the instruction adds first), so normal-range inputs give the widened route's bits.
+TEST(GemmEx, Bf16NativeKernelFullTilesMatchTheWidenedRoute) {
+  if (!isa_supported(Isa::avx512) || !native_bf16(Isa::avx512)) GTEST_SKIP() << "no AVX512_BF16 on this CPU";
+  const index_t m = 64, n = 24, k = 200;
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> d(-2, 2);
+  std::vector<bf16> A(size_t(m * k)), B(size_t(k * n));
+  std::vector<float> Af(A.size()), Bf(B.size());
+  for (size_t i = 0; i < A.size(); ++i) A[i] = bf16(d(rng)), Af[i] = A[i].to_float();
+  for (size_t i = 0; i < B.size(); ++i) B[i] = bf16(d(rng)), Bf[i] = B[i].to_float();
+  for (Op ta : {Op::N, Op::T}) {
+    const index_t lda = ta == Op::N ? m : k;
+    std::vector<float> C1(size_t(m * n)), C2(C1.size());
+    Handle h;
+    h.set_isa(Isa::avx512);
+    gemm_ex(h, ta, Op::N, m, n, k, 1.0f, A.data(), DType::bf16, lda, B.data(), DType::bf16, k, 0.0f, C1.data(), m);
+    gemm<float>(h, ta, Op::N, m, n, k, 1.0f, Af.data(), lda, Bf.data(), k, 0.0f, C2.data(), m);
+    ASSERT_EQ(0, std::memcmp(C1.data(), C2.data(), sizeof(float) * C1.size())) << "ta=" << char(ta);
+  }
+}
+
+// The instruction treats subnormal bf16 inputs as zero (and flushes subnormal f32 results), as
+// gemm_ex's documentation says; infinities still propagate.
+TEST(GemmEx, Bf16NativeKernelFlushesSubnormalInputsAndKeepsInfinities) {
+  if (!isa_supported(Isa::avx512) || !native_bf16(Isa::avx512)) GTEST_SKIP() << "no AVX512_BF16 on this CPU";
+  const index_t m = 40, n = 13, k = 9;
+  std::vector<bf16> A(size_t(m * k), bf16(0.0f)), B(size_t(k * n), bf16(1.0f));
+  A[size_t(3 + 4 * m)] = bf16::from_bits(0x0001);  // 2^-133: times B's 2^127 would be 2^-6
+  B[size_t(4 + 2 * k)] = bf16(0x1p127f);
+  A[size_t(7 + 1 * m)] = bf16(std::numeric_limits<float>::infinity());
+  std::vector<float> C(size_t(m * n), 5.0f);
+  Handle h;
+  h.set_isa(Isa::avx512);
+  gemm_ex(h, Op::N, Op::N, m, n, k, 1.0f, A.data(), DType::bf16, m, B.data(), DType::bf16, k, 0.0f, C.data(), m);
+  EXPECT_EQ(C[size_t(3 + 2 * m)], 0.0f) << "a subnormal bf16 input counts as zero";
+  for (index_t j = 0; j < n; ++j) EXPECT_TRUE(std::isinf(C[size_t(7 + j * m)])) << j;
+  EXPECT_EQ(C[size_t(8 + 5 * m)], 0.0f);
+}
 TEST(GemmEx, F16EqualsF32OfWidenedInputs) { check_narrow<f16>(DType::f16); }
 
 template <class A>

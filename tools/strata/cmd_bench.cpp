@@ -172,6 +172,43 @@ void time_and_report(const GemmProblem& p, const char* dt, int threads, int reps
                     is_strata(libs[i].name) && best_peer > 0 ? strata_gflops / best_peer : 0.0, libs[i].ok});
 }
 
+// bf16 x bf16 -> f32 (gemm_ex): strata alone (no peer here takes bf16 through a GEMM entry
+// point), against the bf16 peak `strata info` gives (twice the f32 peak with AVX512_BF16; the
+// f32 peak where bf16 is widened to f32). Verified against A (B x) in double within f32
+// accumulation error.
+void run_bf16_problem(const GemmProblem& p, int threads, int reps, double peak_per_core, std::vector<Row>& rows) {
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> d(-1, 1);
+  std::vector<bf16> a(size_t(p.m * p.k * p.batch)), b(size_t(p.k * p.n * p.batch));
+  for (auto& v : a) v = bf16(d(rng));
+  for (auto& v : b) v = bf16(d(rng));
+  std::vector<float> c(size_t(p.m * p.n * p.batch));
+  blas::Handle h;
+  h.set_num_threads(threads);
+  const int64_t lda = p.ta == 'N' ? p.m : p.k, ldb = p.tb == 'N' ? p.k : p.n;
+  const int64_t asz = p.m * p.k, bsz = p.k * p.n, csz = p.m * p.n;
+  std::vector<Lib> libs;
+  libs.push_back({"strata", [&](int64_t i) {
+                    blas::gemm_ex(h, blas::Op(p.ta), blas::Op(p.tb), p.m, p.n, p.k, 1.0f, a.data() + i * asz,
+                                  DType::bf16, lda, b.data() + i * bsz, DType::bf16, ldb, 0.0f, c.data() + i * csz, p.m);
+                  }, {}});
+  libs[0].call(0);
+  std::vector<double> x(size_t(p.n)), bx(size_t(p.k), 0);
+  for (auto& v : x) v = d(rng);
+  auto av = [&](int64_t i, int64_t l) { return double(a[size_t(p.ta == 'N' ? i + l * lda : l + i * lda)].to_float()); };
+  auto bv = [&](int64_t l, int64_t j) { return double(b[size_t(p.tb == 'N' ? l + j * ldb : j + l * ldb)].to_float()); };
+  for (int64_t j = 0; j < p.n; ++j)
+    for (int64_t l = 0; l < p.k; ++l) bx[size_t(l)] += bv(l, j) * x[size_t(j)];
+  for (int64_t i = 0; i < p.m && libs[0].ok; ++i) {
+    double want = 0, got = 0, size = 0;
+    for (int64_t l = 0; l < p.k; ++l) want += av(i, l) * bx[size_t(l)], size += std::abs(av(i, l) * bx[size_t(l)]);
+    for (int64_t j = 0; j < p.n; ++j) got += double(c[size_t(i + j * p.m)]) * x[size_t(j)];
+    if (std::abs(got - want) > 1e-5 * double(p.k + p.n) * (size + 1)) libs[0].ok = false;
+  }
+  if (!libs[0].ok) std::fprintf(stderr, "bench: strata gave a wrong result on %s\n", p.text.c_str());
+  time_and_report(p, "bf16", threads, reps, peak_per_core, libs, rows);
+}
+
 // u8 x s8 -> s32 (gemm_ex's integer form) against oneDNN's dnnl_gemm_u8s8s32. oneDNN is
 // row-major, so it gets its own leading dimensions on the same buffers; each library's result
 // is verified exactly (int64 Freivalds check) in its own layout. A holds 7-bit values (0..127):
@@ -388,7 +425,8 @@ int run_gemm_bench(const BenchOptions& opt) {
         if (dt == "f32") run_problem<float>(p, t, peers, opt.reps, pk.peak_gflops_f32, opt.epilogue, rows);
         else if (dt == "f64") run_problem<double>(p, t, peers, opt.reps, pk.peak_gflops_f32, opt.epilogue, rows);
         else if (dt == "u8s8s32") run_int8_problem(p, t, peers, opt.reps, pk.peak_gops_int8 > 0 ? pk.peak_gops_int8 : 2 * pk.peak_gflops_f32, rows);
-        else throw_error(Status::invalid_argument, "--dtype", "'" + dt + "' (expected f32, f64 or u8s8s32)");
+        else if (dt == "bf16") run_bf16_problem(p, t, opt.reps, pk.peak_gflops_bf16 > 0 ? pk.peak_gflops_bf16 : pk.peak_gflops_f32, rows);
+        else throw_error(Status::invalid_argument, "--dtype", "'" + dt + "' (expected f32, f64, bf16 or u8s8s32)");
         for (size_t i = first; i < rows.size(); ++i) {
           const Row& r = rows[i];
           char ratio[16] = "";
@@ -427,7 +465,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   auto* gemm = bench->add_subcommand("gemm", "GEMM: problems like NN:1024x1024x1024 or NN:batch1000:32x32x32");
   gemm->add_option("-p,--problems", opt->problems, "Problems, comma separated");
   gemm->add_option("-f,--file", opt->file, "File with one problem per line (see bench/problems/)");
-  gemm->add_option("--dtype", opt->dtypes, "f32,f64,u8s8s32")->delimiter(',');
+  gemm->add_option("--dtype", opt->dtypes, "f32,f64,bf16,u8s8s32")->delimiter(',');
   gemm->add_option("-t,--threads", opt->threads, "Thread counts, e.g. 1,2")->delimiter(',');
   gemm->add_option("--peers", opt->peers, "all, none, or a list of openblas,blis,onednn")->delimiter(',');
   gemm->add_option("-r,--reps", opt->reps, "Timed repetitions per library (median reported)")->check(CLI::PositiveNumber);

@@ -100,23 +100,16 @@ struct SlotOperand {
   static int64_t pack_depth_runs(const MatrixView<S>& at, int rows, int64_t groups, int32_t* __restrict d) {
     for (int64_t g = 0; g < groups; ++g) {
       const int64_t q0 = 8 * g;
-      for (int r0 = 0; r0 < W; r0 += 8) {
-        Floats8 r[8];
-#pragma GCC unroll 8
-        for (int i = 0; i < 8; ++i) {
-          __m256i x = _mm256_setzero_si256();
-          if (r0 + i < rows) {
-            const S* src = &at(r0 + i, Depth * q0);
+      transpose_rows_to_slots<W>(
+          rows,
+          [&](int i) {
+            const S* src = &at(i, Depth * q0);
+            __m256i x;
             if constexpr (Depth == 4) x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src));
             else x = widen(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src)));
-          }
-          r[i] = reinterpret_cast<Floats8>(x);
-        }
-        const int n = std::min(8, W - r0);
-        transpose_8x8(r, [&](int j, Floats8 col) {
-          store_words(d + (q0 + j) * W + r0, reinterpret_cast<__m256i>(col), n);
-        });
-      }
+            return reinterpret_cast<Floats8>(x);
+          },
+          [&](int j, int r0, Floats8 col, int n) { store_words(d + (q0 + j) * W + r0, reinterpret_cast<__m256i>(col), n); });
     }
     return 8 * groups;
   }
@@ -220,29 +213,42 @@ struct SlotOperand {
     }
     if (at.rs == 1) {
       // Rows adjacent (e.g. A not transposed, or B transposed in 12-column panels): interleave
-      // 4 columns of up to 16 bytes into words. A short group whose 16 rows still lie in the
-      // operand (`avail`) is loaded whole and only its words stored; others go through a local
-      // copy so nothing past the matrix is read. (Through the copy, the 12-wide panels of a
-      // transposed B cost NT 1024^3 u8s8s32 a fifth of its time with VNNI.)
-      for (int i = 0; i < rows; i += 16) {
-        const int n = std::min(16, rows - i);
-        const bool whole = n == 16 || avail - i >= 16;
-        alignas(16) uint8_t part[4][16] = {};
-        auto col = [&](int b) {
-          if (whole) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(&at(i, b)));
-          std::memcpy(part[b], &at(i, b), std::size_t(n));
-          return _mm_load_si128(reinterpret_cast<const __m128i*>(part[b]));
-        };
-        const __m128i c0 = col(0), c1 = col(1), c2 = col(2), c3 = col(3);
+      // 4 columns of up to 16 bytes into words. Whole groups load and store in place. A short
+      // group whose 16 rows still lie in the operand (`avail`) loads whole and stores its words
+      // (through the copy below, the 12-wide panels of a transposed B cost NT 1024^3 u8s8s32 a
+      // fifth of its time with VNNI); other short groups go through a local copy, so nothing
+      // past the matrix is read. (The whole-group path kept apart: merged with the short one,
+      // NN 64^3 lost 6-30%.)
+      auto interleave = [](__m128i c0, __m128i c1, __m128i c2, __m128i c3, __m128i* o) {
         const __m128i t0 = _mm_unpacklo_epi8(c0, c1), t1 = _mm_unpackhi_epi8(c0, c1);
         const __m128i t2 = _mm_unpacklo_epi8(c2, c3), t3 = _mm_unpackhi_epi8(c2, c3);
-        const __m128i w[4] = {_mm_unpacklo_epi16(t0, t2), _mm_unpackhi_epi16(t0, t2), _mm_unpacklo_epi16(t1, t3),
-                              _mm_unpackhi_epi16(t1, t3)};
-        if (n % 4 == 0) {
-          for (int g = 0; g < n / 4; ++g) _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i + 4 * g), w[g]);
+        _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(t0, t2));
+        _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(t0, t2));
+        _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(t1, t3));
+        _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(t1, t3));
+      };
+      auto load = [&](int i, int b) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(&at(i, b))); };
+      for (int i = 0; i < rows; i += 16) {
+        const int n = std::min(16, rows - i);
+        if (n == 16) {
+          interleave(load(i, 0), load(i, 1), load(i, 2), load(i, 3), reinterpret_cast<__m128i*>(d + i));
+          continue;
+        }
+        alignas(16) int32_t words[16];
+        if (avail - i >= 16) {
+          interleave(load(i, 0), load(i, 1), load(i, 2), load(i, 3), reinterpret_cast<__m128i*>(words));
         } else {
-          alignas(16) int32_t words[16];
-          for (int g = 0; g < 4; ++g) _mm_store_si128(reinterpret_cast<__m128i*>(words + 4 * g), w[g]);
+          alignas(16) uint8_t part[4][16] = {};
+          for (int b = 0; b < 4; ++b) std::memcpy(part[b], &at(i, b), std::size_t(n));
+          auto col = [&](int b) { return _mm_load_si128(reinterpret_cast<const __m128i*>(part[b])); };
+          interleave(col(0), col(1), col(2), col(3), reinterpret_cast<__m128i*>(words));
+        }
+        if (n == 12) {  // B's 12-wide panels: three whole moves
+          for (int g = 0; g < 3; ++g) {
+            const __m128i w = _mm_load_si128(reinterpret_cast<const __m128i*>(words + 4 * g));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i + 4 * g), w);
+          }
+        } else {
           std::memcpy(d + i, words, sizeof(int32_t) * std::size_t(n));
         }
       }

@@ -51,6 +51,21 @@ template <class Put>
   transpose_8x8(r, put);
 }
 
+// Slot-major packing of W rows whose depth runs lie along memory (the int8 and bf16 slot
+// operands): for each group of 8 rows, row(i) gives row r0 + i's next 8 slots (called only for
+// i < rows; rows past `rows` are zero), and put(slot, r0, col, n) receives slot `slot`'s words
+// of rows r0 .. r0 + n - 1 (n = min(8, W - r0)) as one 8-word value.
+template <int W, class Row, class Put>
+[[gnu::always_inline]] inline void transpose_rows_to_slots(int rows, Row&& row, Put&& put) {
+  for (int r0 = 0; r0 < W; r0 += 8) {
+    Floats8 r[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) r[i] = r0 + i < rows ? row(r0 + i) : Floats8{};
+    const int n = W - r0 < 8 ? W - r0 : 8;
+    transpose_8x8(r, [&](int j, Floats8 col) { put(j, r0, col, n); });
+  }
+}
+
 // dst[j * dld + i] = src[i * ld + j] for i, j < 8.
 inline void transpose_8x8(const float* src, int64_t ld, float* dst, int64_t dld) {
   transpose_8x8(src, ld, [&](int j, Floats8 v) { *reinterpret_cast<Floats8*>(dst + j * dld) = v; });

@@ -50,6 +50,15 @@ void gemm_ex(const Handle& h, Order order, Op transa, Op transb, index_t m, inde
     std::swap(transa, transb), std::swap(m, n), std::swap(A, B), std::swap(lda, ldb);
   }
   const auto call = make_call(h, transa, transb, m, n, k, alpha, A, a_type, lda, B, b_type, ldb, beta, C, ldc);
+  if (a_type == DType::bf16 && k > 0) {
+    if (const auto native = detail::gemm_kernels_bf16().select(h.isa())) {
+      if (verbose(1))
+        verbose_write("blas", cat("gemm_ex bf16xbf16->f32 ", char(transa), char(transb), " m=", m, " n=", n, " k=", k,
+                                  " kernel='", native.info().name,
+                                  "' (native dot-product kernel: subnormal bf16 inputs and f32 results flush to zero)"));
+      return native.run(call);
+    }
+  }
   const auto kernel = detail::gemm_kernels<float>().select(h.isa());
   if (verbose(1))
     verbose_write("blas", cat("gemm_ex ", dtype_name(a_type), "x", dtype_name(b_type), "->f32 ", char(transa),

@@ -56,6 +56,9 @@ struct GemmKernel {
 const IsaTable<GemmKernel<float>>& gemm_kernels_f32();
 const IsaTable<GemmKernel<double>>& gemm_kernels_f64();
 const IsaTable<GemmKernel<int32_t>>& gemm_kernels_i8();
+// bf16 x bf16 -> f32 on a native dot-product kernel, where one exists (else empty: gemm_ex
+// widens bf16 to f32 while packing for the f32 kernels).
+const IsaTable<GemmKernel<float>>& gemm_kernels_bf16();
 
 template <class T>
 const IsaTable<GemmKernel<T>>& gemm_kernels() {
@@ -73,5 +76,6 @@ GemmKernel<double> gemm_f64_avx512();
 GemmKernel<int32_t> gemm_i8_portable();
 GemmKernel<int32_t> gemm_i8_avx2();
 GemmKernel<int32_t> gemm_i8_avx512_vnni();  // call only on CPUs with AVX512_VNNI
+GemmKernel<float> gemm_bf16_avx512();       // bf16 inputs only; call only on CPUs with AVX512_BF16
 
 }  // namespace strata::blas::detail

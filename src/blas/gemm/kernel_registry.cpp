@@ -21,4 +21,9 @@ const IsaTable<GemmKernel<int32_t>>& gemm_kernels_i8() {
   return t;
 }
 
+const IsaTable<GemmKernel<float>>& gemm_kernels_bf16() {
+  static const IsaTable<GemmKernel<float>> t{{}, {}, cpu_features().avx512_bf16 ? gemm_bf16_avx512() : GemmKernel<float>{}};
+  return t;
+}
+
 }  // namespace strata::blas::detail

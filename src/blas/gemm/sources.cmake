@@ -2,7 +2,7 @@
 set(_gemm ${CMAKE_CURRENT_LIST_DIR})
 strata_isa_sources(avx2 ${_gemm}/kernels_avx2.cpp)
 strata_isa_sources(avx512 ${_gemm}/kernels_avx512.cpp)
-strata_isa_sources(avx512bf16 ${_gemm}/kernels_avx512_vnni.cpp)  # AVX512_BF16 + AVX512_VNNI flags
+strata_isa_sources(avx512bf16 ${_gemm}/kernels_avx512_dot.cpp)  # AVX512_BF16 + AVX512_VNNI flags
 strata_isa_sources(portable ${_gemm}/kernels_portable.cpp)
 set(STRATA_BLAS_GEMM_SOURCES
   ${_gemm}/gemm.cpp
@@ -11,6 +11,6 @@ set(STRATA_BLAS_GEMM_SOURCES
   ${_gemm}/kernels_portable.cpp
   ${_gemm}/kernels_avx2.cpp
   ${_gemm}/kernels_avx512.cpp
-  ${_gemm}/kernels_avx512_vnni.cpp)
+  ${_gemm}/kernels_avx512_dot.cpp)
 list(APPEND STRATA_BLAS_GEMM_SOURCES ${_gemm}/../lt/lt.cpp)
 list(APPEND STRATA_BLAS_GEMM_SOURCES ${_gemm}/gemm_ex.cpp)

@@ -1,0 +1,178 @@
+// bf16 x bf16 -> f32 on the bf16 dot-product instruction (AVX512_BF16's vdpbf16ps), which
+// multiplies a pair of bf16 in each 32-bit lane by a pair of the other operand and adds both
+// products into the f32 lane: twice the multiply-adds of an f32 FMA per instruction.
+//
+// Operands are packed as pairs of consecutive depth values in 32-bit slots, the earlier one in
+// the HIGH half: the instruction adds the high pair's product first, so every lane still adds
+// its products in depth order, one rounding per product as the f32 kernel does (a product of
+// two bf16 is exact in f32).
+//
+//   packed panel of W rows, slot q:  slot[q * W + i] = a(i, 2q) << 16 | a(i, 2q + 1)
+//
+// The slots travel through the mainloop's f32 buffers as bit patterns (never as arithmetic);
+// a panel of kc depth fills ceil(kc / 2) slots of its W * kc (as for the int8 pairs).
+//
+// What differs from widening to f32 (gemm_ex's route on CPUs without the instruction): the
+// instruction treats bf16 subnormal inputs as zero and flushes subnormal f32 results to zero
+// (MXCSR is not consulted), and the edge tiles do not rotate accumulator sets per depth step
+// as the f32 kernels' do, so results need not be bitwise those of the widened route.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "strata/core/minifloat.hpp"
+#include "strata/tile/isa_namespace.hpp"
+#include "strata/tile/matrix.hpp"
+#include "strata/tile/microkernel.hpp"
+#include "strata/tile/simd.hpp"
+#include "strata/tile/transpose.hpp"
+
+#if defined(__AVX512BF16__)
+#include <immintrin.h>
+#endif
+
+STRATA_TILE_NS_BEGIN
+
+#if defined(__AVX512BF16__)
+
+// A bf16 operand (rows x depth seen through `v`) packed into pair slots, as above.
+struct Bf16PairOperand {
+  using value_type = float;                // the slots' carrier in the mainloop's buffers
+  static constexpr bool has_view = false;  // always packed: the kernel reads slots only
+  MatrixView<bf16> v;
+
+  Bf16PairOperand shifted(int64_t i0) const { return {v.block(i0, 0)}; }
+
+  template <int W, class T>
+  void pack(int64_t i0, int64_t len, int64_t p0, int64_t kc, T* __restrict dst) const {
+    static_assert(std::is_same_v<T, float>, "pair slots travel in f32 buffers");
+    const int64_t slots = (kc + 1) / 2;
+    for (int64_t r0 = 0; r0 < len; r0 += W, dst += W * kc) {
+      const int rows = int(std::min<int64_t>(W, len - r0));
+      const MatrixView<bf16> at = v.block(i0 + r0, p0);
+      uint32_t* __restrict d = reinterpret_cast<uint32_t*>(dst);
+      int64_t q = 0;
+      if (at.cs == 1) q = pack_depth_adjacent<W>(at, rows, kc / 16, d);
+      else if (at.rs == 1) q = pack_rows_adjacent<W>(at, rows, int64_t(len - r0), kc / 2, d);
+      for (; q < slots; ++q) {
+        const int depth = int(std::min<int64_t>(2, kc - 2 * q));
+        for (int i = 0; i < rows; ++i)
+          d[q * W + i] = uint32_t(at(i, 2 * q).bits) << 16 | (depth == 2 ? at(i, 2 * q + 1).bits : 0u);
+        for (int i = rows; i < W; ++i) d[q * W + i] = 0;
+      }
+    }
+  }
+
+ private:
+  // A row's depth values adjacent (A transposed, B not): 16 values (8 slots) of 8 rows per
+  // step, halves swapped by a 16-bit rotate, turned slot-major by an 8 x 8 transpose of
+  // 32-bit words. Rows past `rows` are zero. Returns the slots written.
+  template <int W>
+  static int64_t pack_depth_adjacent(const MatrixView<bf16>& at, int rows, int64_t groups, uint32_t* __restrict d) {
+    for (int64_t g = 0; g < groups; ++g) {
+      const int64_t q0 = 8 * g;
+      transpose_rows_to_slots<W>(
+          rows,
+          [&](int i) {
+            const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(&at(i, 2 * q0)));
+            return reinterpret_cast<Floats8>(_mm256_or_si256(_mm256_slli_epi32(x, 16), _mm256_srli_epi32(x, 16)));
+          },
+          [&](int j, int r0, Floats8 col, int n) {
+            uint32_t* out = d + (q0 + j) * W + r0;
+            if (n == 8) std::memcpy(out, &col, 32);
+            else std::memcpy(out, &col, sizeof(uint32_t) * std::size_t(n));
+          });
+    }
+    return 8 * groups;
+  }
+
+  // A depth column's rows adjacent (A not transposed, B transposed): the two columns of a
+  // slot interleaved, 8 rows per step (the earlier column in the high halves). Groups whose 8
+  // rows lie in the operand (`avail`) load whole; others go through a zeroed copy, so nothing
+  // past the matrix is read. Returns the slots written (whole pairs only).
+  template <int W>
+  static int64_t pack_rows_adjacent(const MatrixView<bf16>& at, int rows, int64_t avail, int64_t pairs,
+                                    uint32_t* __restrict d) {
+    for (int64_t q = 0; q < pairs; ++q) {
+      uint32_t* out = d + q * W;
+      for (int g = 0; g < W; g += 8) {
+        const int n = std::clamp(rows - g, 0, 8);
+        __m128i c0 = _mm_setzero_si128(), c1 = _mm_setzero_si128();
+        if (n > 0 && avail - g >= 8) {
+          c0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&at(g, 2 * q)));
+          c1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&at(g, 2 * q + 1)));
+        } else if (n > 0) {
+          alignas(16) uint16_t part[2][8] = {};
+          std::memcpy(part[0], &at(g, 2 * q), sizeof(uint16_t) * std::size_t(n));
+          std::memcpy(part[1], &at(g, 2 * q + 1), sizeof(uint16_t) * std::size_t(n));
+          c0 = _mm_load_si128(reinterpret_cast<const __m128i*>(part[0]));
+          c1 = _mm_load_si128(reinterpret_cast<const __m128i*>(part[1]));
+        }
+        // Rows past `rows` come out zero: whole loads read the next panel's rows, so mask.
+        const __m128i lo = _mm_unpacklo_epi16(c1, c0), hi = _mm_unpackhi_epi16(c1, c0);
+        alignas(16) uint32_t words[8];
+        _mm_store_si128(reinterpret_cast<__m128i*>(words), lo);
+        _mm_store_si128(reinterpret_cast<__m128i*>(words + 4), hi);
+        for (int i = n; i < 8; ++i) words[i] = 0;
+        std::memcpy(out + g, words, sizeof(uint32_t) * std::size_t(std::min(8, W - g)));
+      }
+    }
+    return pairs;
+  }
+};
+
+// (16 NV) x NR tiles of f32 accumulators (NV x NR zmm), A's pair slots loaded, B's broadcast.
+// Starting and storing the tile are the f32 kernel's own (alpha/beta handled alike). The full
+// tile (32 x 12: 24 accumulators) is inlined into the mainloop; the half-height and
+// half-width ones cover ragged edges (cover_narrowest) as calls of their own.
+template <int NV, int NR, bool Full = true>
+struct MicroKernelBf16Avx512 {
+  using T = float;
+  static constexpr int mr = 16 * NV, nr = NR;
+  using HalfRows = MicroKernelBf16Avx512<(NV > 1 ? NV / 2 : 1), NR, false>;
+  using HalfCols = MicroKernelBf16Avx512<NV, (NR > 1 ? NR / 2 : 1), false>;
+
+  [[gnu::always_inline]] static void run(int64_t kc, const float* a, int64_t a_ps, const float* b, int64_t b_ps,
+                                         int64_t b_js, float* c, int64_t ldc, float alpha, float beta) {
+    if constexpr (Full) compute<mr, NR>(kc, a, a_ps, b, b_ps, c, ldc, alpha, beta);
+    else edge(kc, a, a_ps, b, b_ps, b_js, c, ldc, alpha, beta);
+  }
+
+ private:
+  using V = VecAvx512F32;
+  using F32Tile = MicroKernel<V, NV, NR>;
+
+  [[gnu::noinline]] static void edge(int64_t kc, const float* a, int64_t a_ps, const float* b, int64_t b_ps,
+                                     int64_t, float* c, int64_t ldc, float alpha, float beta) {
+    compute<0, 0>(kc, a, a_ps, b, b_ps, c, ldc, alpha, beta);
+  }
+
+  // APS, BPS: slot strides as constants for the full tile on its own panels, 0 for run time.
+  template <int APS, int BPS>
+  [[gnu::always_inline]] static void compute(int64_t kc, const float* __restrict a, int64_t a_ps,
+                                             const float* __restrict b, int64_t b_ps, float* __restrict c,
+                                             int64_t ldc, float alpha, float beta) {
+    if constexpr (APS != 0) a_ps = APS;
+    if constexpr (BPS != 0) b_ps = BPS;
+    V acc[NR][NV];
+    F32Tile::start(acc, c, ldc);
+#pragma GCC unroll 2
+    for (int64_t q = 0, slots = (kc + 1) / 2; q < slots; ++q, a += a_ps, b += b_ps) {
+      __m512bh av[NV];
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; ++v) av[v] = reinterpret_cast<__m512bh>(_mm512_loadu_ps(a + 16 * v));
+#pragma GCC unroll 12
+      for (int j = 0; j < NR; ++j) {
+        const __m512bh bj = reinterpret_cast<__m512bh>(_mm512_set1_ps(b[j]));
+#pragma GCC unroll 2
+        for (int v = 0; v < NV; ++v) acc[j][v].v = _mm512_dpbf16_ps(acc[j][v].v, av[v], bj);
+      }
+    }
+    F32Tile::store(acc, c, ldc, alpha, beta);
+  }
+};
+
+#endif
+
+STRATA_TILE_NS_END
