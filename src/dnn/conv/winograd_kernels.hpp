@@ -1,6 +1,7 @@
 // The arithmetic of Winograd F(m x m, 3 x 3) on 8 tiles (or 8 channels) at once, one set per
 // ISA. Lanes are the innermost index of every buffer ([row][col][lane]), so the same source
-// becomes 8-wide AVX2 code in the avx2 slot and SSE pairs in the generic slot.
+// becomes 8-wide AVX2 code in the avx2 and avx512 slots and SSE pairs in the generic slot; the
+// products run on each slot's own GEMM microkernel.
 //
 //   input:  V = B^T d B     d: alpha x alpha patch        (alpha = m + 2)
 //   filter: U = G g G^T     g: 3 x 3 filter
@@ -50,9 +51,10 @@ struct WinogradKernelSet {
 
 extern const WinogradKernelSet winograd_kernels_generic;
 extern const WinogradKernelSet winograd_kernels_avx2;
+extern const WinogradKernelSet winograd_kernels_avx512;
 
 inline const WinogradKernelSet& winograd_kernels(Isa isa) {
-  return isa >= Isa::avx2 ? winograd_kernels_avx2 : winograd_kernels_generic;
+  return isa >= Isa::avx512 ? winograd_kernels_avx512 : isa >= Isa::avx2 ? winograd_kernels_avx2 : winograd_kernels_generic;
 }
 
 }  // namespace strata::dnn::detail
