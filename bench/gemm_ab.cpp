@@ -7,13 +7,14 @@
 // run (the same library file twice) for scale. bench/compare_builds.sh drives it.
 // Usage: gemm_ab OLD.so NEW.so ROUNDS OPS THREADS M N K [M N K ...]   (OPS: NN, NT, TN or TT)
 // AB_TYPE=u8s8s32 (A u8 over its full range) or u7s8s32 (A below 128: the byte-quad kernel)
-// times the integer gemm_ex instead of sgemm; AB_TYPE=strsm or strmm (side left, lower, no
+// times the integer gemm_ex instead of sgemm; AB_TYPE=bf16 the bf16 gemm_ex; AB_TYPE=strsm or strmm (side left, lower, no
 // transpose: A is M x M, B is M x N; K unused) or ssyrk (upper, no transpose: C is M x M,
 // A is M x K; N unused) a Level 3 routine on top of the engine; AB_TYPE=ssymv or ssyr (upper, M x M),
 // sgemv_n, sgemv_t or sger (A is M x N) a Level 2 one (K unused).
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdio>
 #include <cstdint>
@@ -126,8 +127,8 @@ int main(int argc, char** argv) {
   // (the lower triangle built below; square shapes only: A is m x m).
   const bool right = std::getenv("AB_SIDE") && std::string(std::getenv("AB_SIDE")) == "right";
   const bool level2 = type == "ssymv" || type == "sgemv_n" || type == "sgemv_t" || type == "sger" || type == "ssyr";
-  if (!integer && !level3 && !level2 && type != "f32") {
-    std::fprintf(stderr, "gemm_ab: AB_TYPE must be f32, u8s8s32, u7s8s32, strsm, strmm, ssyrk, ssymv, ssyr, sgemv_n, sgemv_t or sger\n");
+  if (!integer && !level3 && !level2 && type != "f32" && type != "bf16") {
+    std::fprintf(stderr, "gemm_ab: AB_TYPE must be f32, bf16, u8s8s32, u7s8s32, strsm, strmm, ssyrk, ssymv, ssyr, sgemv_n, sgemv_t or sger\n");
     return 2;
   }
   std::printf("# %s\n%-5s %-18s %10s %10s %8s\n", type.c_str(), "ops", "shape", "old G/s", "new G/s", "new/old");
@@ -141,6 +142,9 @@ int main(int argc, char** argv) {
     std::vector<uint8_t> a8(a.size());
     std::vector<int8_t> b8(b.size());
     std::vector<int32_t> c32(c.size());
+    std::vector<uint16_t> a16(a.size()), b16(b.size());  // bf16 bits (AB_TYPE=bf16): the floats' top halves
+    for (std::size_t i = 0; i < a.size(); ++i) a16[i] = uint16_t(std::bit_cast<uint32_t>(a[i]) >> 16);
+    for (std::size_t i = 0; i < b.size(); ++i) b16[i] = uint16_t(std::bit_cast<uint32_t>(b[i]) >> 16);
     const int a_top = type == "u7s8s32" ? 127 : 255;
     for (std::size_t i = 0; i < a.size(); ++i) a8[i] = uint8_t(std::uniform_int_distribution<int>(0, a_top)(rng));
     for (std::size_t i = 0; i < b.size(); ++i) b8[i] = int8_t(std::uniform_int_distribution<int>(-128, 127)(rng));
@@ -200,6 +204,9 @@ int main(int argc, char** argv) {
                          c.data(), 1);
           else if (type == "ssyrk")
             libs[l].syrk(libs[l].handle(), Uplo::upper, Op::N, m, k, 1.f, a.data(), m, 0.f, c.data(), m);
+          else if (type == "bf16")
+            libs[l].gemm(libs[l].handle(), ta, tb, m, n, k, 1.f, a16.data(), DType::bf16, lda, b16.data(), DType::bf16,
+                         ldb, 0.f, c.data(), ldc);
           else if (integer)
             libs[l].gemm_i32(libs[l].handle(), ta, tb, m, n, k, 1, a8.data(), DType::u8, lda, b8.data(), DType::i8,
                              ldb, 0, c32.data(), m);

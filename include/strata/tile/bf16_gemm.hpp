@@ -111,6 +111,11 @@ struct Bf16PairOperand {
         }
         // Rows past `rows` come out zero: whole loads read the next panel's rows, so mask.
         const __m128i lo = _mm_unpacklo_epi16(c1, c0), hi = _mm_unpackhi_epi16(c1, c0);
+        if (n == 8) {  // a whole group straight into the panel
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(out + g), lo);
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(out + g + 4), hi);
+          continue;
+        }
         alignas(16) uint32_t words[8];
         _mm_store_si128(reinterpret_cast<__m128i*>(words), lo);
         _mm_store_si128(reinterpret_cast<__m128i*>(words + 4), hi);
