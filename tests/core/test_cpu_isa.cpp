@@ -2,6 +2,8 @@
 // OS support), and ISA forcing must select lower paths or refuse clearly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -102,4 +104,19 @@ TEST(Peak, MeasuredPeakIsConsistent) {
     EXPECT_LT(p.measured_fma_gflops_f32, p.peak_gflops_f32 * 1.25);
     EXPECT_GT(p.measured_fma_gflops_f32, p.peak_gflops_f32 * 0.5);
   }
+}
+
+// The bf16 dot-product rate is measured, not assumed: 0 without the instruction, otherwise a
+// plausible ratio to the FMA's flops rate (Zen 5: 2.0; an Emerald Rapids VM: ~0.5), and the
+// bf16 peak follows it.
+TEST(Peak, Bf16DotSpeedupIsMeasured) {
+  const double r = bf16_dot_speedup();
+  if (!cpu_features().avx512_bf16 || !isa_supported(Isa::avx512)) {
+    EXPECT_EQ(r, 0.0);
+    return;
+  }
+  EXPECT_GT(r, 0.2);
+  EXPECT_LT(r, 3.0);
+  const PeakEstimate& p = measure_peak(Isa::avx512);
+  EXPECT_NEAR(p.peak_gflops_bf16, p.peak_gflops_f32 * std::max(0.5, std::round(r * 2) / 2), 1e-9);
 }

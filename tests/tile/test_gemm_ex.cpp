@@ -16,13 +16,15 @@
 #include "strata/blas/gemm_ex.hpp"
 #include "strata/blas/level3.hpp"
 #include "strata/core/cpu.hpp"
+#include "strata/core/peak.hpp"
 #include "strata/core/status.hpp"
 
 using namespace strata;
 using namespace strata::blas;
 
-// Whether gemm_ex runs bf16 on the native dot-product kernel for this ISA path.
-bool native_bf16(Isa isa) { return isa == Isa::avx512 && cpu_features().avx512_bf16; }
+// Whether gemm_ex runs bf16 on the native dot-product kernel for this ISA path (the CPU has the
+// instruction, and it measured faster than widening: kernel_registry.cpp).
+bool native_bf16(Isa isa) { return isa == Isa::avx512 && cpu_features().avx512_bf16 && bf16_dot_speedup() >= 1.25; }
 
 template <class N>
 void check_narrow(DType t) {
@@ -74,7 +76,7 @@ TEST(GemmEx, Bf16EqualsF32OfWidenedInputs) { check_narrow<bf16>(DType::bf16); }
 // accumulation bound (k + 2) u (|alpha| sum |a b| + |beta c|), u = 2^-24, over edge tiles, odd
 // depths, several k blocks and every transpose; 1 and 2 threads bitwise alike.
 TEST(GemmEx, Bf16NativeKernelIsAccurateAndDeterministic) {
-  if (!isa_supported(Isa::avx512) || !native_bf16(Isa::avx512)) GTEST_SKIP() << "no AVX512_BF16 on this CPU";
+  if (!isa_supported(Isa::avx512) || !native_bf16(Isa::avx512)) GTEST_SKIP() << "no AVX512_BF16 kernel here";
   for (Op ta : {Op::N, Op::T})
     for (Op tb : {Op::N, Op::T})
       for (auto [m, n, k] : {std::tuple{37, 23, 51}, std::tuple{200, 9, 300}, std::tuple{5, 300, 17},
@@ -117,7 +119,7 @@ TEST(GemmEx, Bf16NativeKernelIsAccurateAndDeterministic) {
 // each, as the f32 kernel does (pairs packed with the earlier depth in the high half, which
 // the instruction adds first), so normal-range inputs give the widened route's bits.
 TEST(GemmEx, Bf16NativeKernelFullTilesMatchTheWidenedRoute) {
-  if (!isa_supported(Isa::avx512) || !native_bf16(Isa::avx512)) GTEST_SKIP() << "no AVX512_BF16 on this CPU";
+  if (!isa_supported(Isa::avx512) || !native_bf16(Isa::avx512)) GTEST_SKIP() << "no AVX512_BF16 kernel here";
   const index_t m = 64, n = 24, k = 200;
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> d(-2, 2);
@@ -139,7 +141,7 @@ TEST(GemmEx, Bf16NativeKernelFullTilesMatchTheWidenedRoute) {
 // The instruction treats subnormal bf16 inputs as zero (and flushes subnormal f32 results), as
 // gemm_ex's documentation says; infinities still propagate.
 TEST(GemmEx, Bf16NativeKernelFlushesSubnormalInputsAndKeepsInfinities) {
-  if (!isa_supported(Isa::avx512) || !native_bf16(Isa::avx512)) GTEST_SKIP() << "no AVX512_BF16 on this CPU";
+  if (!isa_supported(Isa::avx512) || !native_bf16(Isa::avx512)) GTEST_SKIP() << "no AVX512_BF16 kernel here";
   const index_t m = 40, n = 13, k = 9;
   std::vector<bf16> A(size_t(m * k), bf16(0.0f)), B(size_t(k * n), bf16(1.0f));
   A[size_t(3 + 4 * m)] = bf16::from_bits(0x0001);  // 2^-133: times B's 2^127 would be 2^-6

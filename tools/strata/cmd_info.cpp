@@ -44,7 +44,7 @@ nlohmann::json collect() {
                 {"clock_ghz_add_chain", p.clock_ghz_add_chain}, {"clock_ghz_multiply_chain", p.clock_ghz_multiply_chain}, {"f32_lanes", p.f32_lanes},
                 {"fma_ports", p.fma_ports}, {"fma_loop_gflops_f32_per_core", p.measured_fma_gflops_f32},
                 {"gflops_f32_per_core", p.peak_gflops_f32}, {"gflops_f64_per_core", p.peak_gflops_f64},
-                {"gflops_bf16_per_core", p.peak_gflops_bf16}, {"gops_int8_per_core", p.peak_gops_int8},
+                {"gflops_bf16_per_core", p.peak_gflops_bf16}, {"bf16_dot_speedup", bf16_dot_speedup()}, {"gops_int8_per_core", p.peak_gops_int8},
                 {"gflops_f32_all_threads", p.peak_gflops_f32 * threads},
                 {"gflops_f64_all_threads", p.peak_gflops_f64 * threads}}},
       {"cuda", {{"built", rt::cuda_built()}, {"devices", cuda_count}, {"reason", cuda_reason}}},
@@ -82,7 +82,8 @@ void print_text(const nlohmann::json& j) {
   std::printf("  f64  %7.1f GFLOPS/core  %7.1f with %d threads\n", p["gflops_f64_per_core"].get<double>(),
               p["gflops_f64_all_threads"].get<double>(), j["threads"].get<int>());
   if (p["gflops_bf16_per_core"].get<double>() > 0)
-    std::printf("  bf16 %7.1f GFLOPS/core\n", p["gflops_bf16_per_core"].get<double>());
+    std::printf("  bf16 %7.1f GFLOPS/core   (dot-product instruction measured at %.2fx the f32 FMA's flops rate)\n",
+                p["gflops_bf16_per_core"].get<double>(), p["bf16_dot_speedup"].get<double>());
   if (p["gops_int8_per_core"].get<double>() > 0)
     std::printf("  int8 %7.1f GOPS/core\n", p["gops_int8_per_core"].get<double>());
   std::printf("  measured: %s\n", p["method"].get<std::string>().c_str());

@@ -23,9 +23,15 @@ struct PeakEstimate {
   double measured_fma_gflops_f32 = 0;  // what the FMA loop itself achieved
   double peak_gflops_f32 = 0;  // per core
   double peak_gflops_f64 = 0;  // per core
-  double peak_gflops_bf16 = 0; // per core (dot-product bf16 instructions; 0 when the CPU lacks them)
+  double peak_gflops_bf16 = 0; // per core: f32 peak x bf16_dot_speedup() in 0.5 steps (0 without the instruction)
   double peak_gops_int8 = 0;   // per core (VNNI; 0 when absent)
 };
+
+// The bf16 dot-product instruction's (AVX512_BF16) flops rate over the f32 FMA's on this core,
+// measured once (~5 ms, cached); 0 without the instruction. About 2 where it runs at the FMA's
+// instruction rate (Zen 5: 2.0), about 1 or less where it does not (an Emerald Rapids VM read
+// ~0.5): gemm_ex uses its native bf16 kernel only where this is clearly above 1.
+double bf16_dot_speedup();
 
 // Measures for `isa` (default: the active one). Takes ~0.1 s; results are cached per ISA.
 const PeakEstimate& measure_peak(Isa isa);

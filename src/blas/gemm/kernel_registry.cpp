@@ -1,6 +1,7 @@
 // The one place where GEMM kernels are registered per ISA.
 #include "gemm_kernels.hpp"
 #include "strata/core/cpu.hpp"
+#include "strata/core/peak.hpp"
 
 namespace strata::blas::detail {
 
@@ -21,8 +22,12 @@ const IsaTable<GemmKernel<int32_t>>& gemm_kernels_i8() {
   return t;
 }
 
+// Only where the dot-product instruction outruns two f32 FMAs' worth of widened work: on an
+// Emerald Rapids VM it ran at half the f32 FMA's flops rate, and the native kernel at 0.4-0.7x
+// of the widened route (2026-12-04); Zen 5 measures 2.0.
 const IsaTable<GemmKernel<float>>& gemm_kernels_bf16() {
-  static const IsaTable<GemmKernel<float>> t{{}, {}, cpu_features().avx512_bf16 ? gemm_bf16_avx512() : GemmKernel<float>{}};
+  static const IsaTable<GemmKernel<float>> t{
+      {}, {}, cpu_features().avx512_bf16 && bf16_dot_speedup() >= 1.25 ? gemm_bf16_avx512() : GemmKernel<float>{}};
   return t;
 }
 

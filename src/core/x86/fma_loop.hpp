@@ -11,6 +11,8 @@ using FmaLoopFn = double (*)(int64_t iters);
 
 double fma_loop_avx2(int64_t iters);
 double fma_loop_avx512(int64_t iters);
+// `iters` x 24 independent bf16 dot-product instructions (AVX512_BF16 CPUs only).
+double bf16_dot_loop_avx512(int64_t iters);
 
 template <class V, class Fma, class Sum>
 double fma_loop(int64_t iters, V seed, Fma fma, Sum sum) {
