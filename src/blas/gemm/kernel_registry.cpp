@@ -22,9 +22,9 @@ const IsaTable<GemmKernel<int32_t>>& gemm_kernels_i8() {
   return t;
 }
 
-// Only where the dot-product instruction outruns two f32 FMAs' worth of widened work: on an
-// Emerald Rapids VM it ran at half the f32 FMA's flops rate, and the native kernel at 0.4-0.7x
-// of the widened route (2026-12-04); Zen 5 measures 2.0.
+// Only where the dot-product instruction clearly outruns the f32 FMAs of the widened route: an
+// Emerald Rapids VM measured 0.50x (the native kernel ran at 0.4-0.7x of widening there; now
+// widened, bf16 runs at the f32 rate), Zen 5 2.00x (2026-12-04).
 const IsaTable<GemmKernel<float>>& gemm_kernels_bf16() {
   static const IsaTable<GemmKernel<float>> t{
       {}, {}, cpu_features().avx512_bf16 && bf16_dot_speedup() >= 1.25 ? gemm_bf16_avx512() : GemmKernel<float>{}};
