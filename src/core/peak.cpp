@@ -12,45 +12,35 @@ namespace strata {
 
 namespace {
 
-// Cycles per second from a chain of dependent register-register adds (1 cycle each), 100 per
-// iteration, ~7 ms. The addend is a register the renamer cannot know: Intel's Golden Cove
-// family folds `add reg, imm` chains at rename, and an immediate chain read 9-16 GHz on an
-// Emerald Rapids VM (2026-12-04) where the cores run near 2.8 GHz.
-double add_chain_ghz() {
-  const int64_t iters = 200000;
+// GHz from `iters` runs of step(x, one), a block of `cycles` cycles of dependent work on x.
+// `one` is a register the renamer cannot know (see add_chain_ghz).
+template <class Step>
+double chain_ghz(int64_t iters, double cycles, Step step) {
   volatile uint64_t one_source = 1;
   const uint64_t one = one_source;
-  uint64_t x = 0;
+  uint64_t x = 3;
   Timer t;
-  for (int64_t i = 0; i < iters; ++i) {
-    __asm__ volatile(
-        ".rept 100\n\t"
-        "add %1, %0\n\t"
-        ".endr"
-        : "+r"(x)
-        : "r"(one));
-  }
-  return 100.0 * double(iters) / t.seconds() * 1e-9;
+  for (int64_t i = 0; i < iters; ++i) step(x, one);
+  return cycles * double(iters) / t.seconds() * 1e-9;
+}
+
+// Cycles per second from a chain of dependent register-register adds (1 cycle each), 100 per
+// iteration, ~7 ms. The addend is a register: Intel's Golden Cove family folds `add reg, imm`
+// chains at rename, and an immediate chain read 9-16 GHz on an Emerald Rapids VM (2026-12-04)
+// where the cores run near 2.8 GHz.
+double add_chain_ghz() {
+  return chain_ghz(200000, 100.0, [](uint64_t& x, uint64_t one) {
+    __asm__ volatile(".rept 100\n\tadd %1, %0\n\t.endr" : "+r"(x) : "r"(one));
+  });
 }
 
 // The same from dependent 64-bit multiplies (3 cycles each on every Intel core since Nehalem
 // and every AMD core since Zen), 50 per iteration: a second witness that no rename trick can
 // shorten, used when the add chain claims a clock it cannot have.
 double multiply_chain_ghz() {
-  const int64_t iters = 50000;
-  volatile uint64_t one_source = 1;
-  const uint64_t one = one_source;
-  uint64_t x = 3;
-  Timer t;
-  for (int64_t i = 0; i < iters; ++i) {
-    __asm__ volatile(
-        ".rept 50\n\t"
-        "imul %1, %0\n\t"
-        ".endr"
-        : "+r"(x)
-        : "r"(one));
-  }
-  return 3.0 * 50.0 * double(iters) / t.seconds() * 1e-9;
+  return chain_ghz(50000, 150.0, [](uint64_t& x, uint64_t one) {
+    __asm__ volatile(".rept 50\n\timul %1, %0\n\t.endr" : "+r"(x) : "r"(one));
+  });
 }
 
 // Vector FMAs per second from 12 independent chains. ~10 ms.
