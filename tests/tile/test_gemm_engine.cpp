@@ -13,6 +13,7 @@
 
 #include "strata/blas/level3.hpp"
 #include "strata/blas/lt.hpp"
+#include "strata/tile/scheduler.hpp"
 #include "strata/core/status.hpp"
 
 using namespace strata;
@@ -250,15 +251,26 @@ TEST(GemmEngine, BitwiseIdenticalForAnyThreadCount) {
   std::vector<float> A(size_t(m * k)), B(size_t(k * n));
   for (auto& v : A) v = random_value<float>(rng);
   for (auto& v : B) v = random_value<float>(rng);
-  std::vector<float> ref;
-  for (int threads : {1, 2, 3, 4}) {
-    std::vector<float> C(size_t(m * n), 1.0f);
-    Handle h;
-    h.set_num_threads(threads);
-    gemm<float>(h, Op::N, Op::T, m, n, k, 1.0f, A.data(), m, B.data(), n, 0.25f, C.data(), m);
-    if (ref.empty()) ref = C;
-    else ASSERT_EQ(0, std::memcmp(ref.data(), C.data(), C.size() * sizeof(float))) << threads << " threads";
-  }
+  // From four parts on the scheduler may split C into a grid of row bands and column groups
+  // (4 x 16, 2 x 2 ...): borders stay on micro-tiles, so the bits stay those of one thread.
+  EXPECT_TRUE(tile::plan_partition(m, n, k, 32, 12, 4).grid());
+  EXPECT_TRUE(tile::plan_partition(m, n, k, 16, 6, 16).grid());
+  EXPECT_FALSE(tile::plan_partition(m, n, k, 16, 6, 2).grid());
+  for (Op ta : {Op::N, Op::T})
+    for (Op tb : {Op::N, Op::T}) {
+      std::vector<float> ref;
+      for (int threads : {1, 2, 3, 4, 6, 9, 16}) {
+        std::vector<float> C(size_t(m * n), 1.0f);
+        Handle h;
+        h.set_num_threads(threads);
+        gemm<float>(h, ta, tb, m, n, k, 1.0f, A.data(), ta == Op::N ? m : k, B.data(), tb == Op::N ? k : n, 0.25f,
+                    C.data(), m);
+        if (ref.empty()) ref = C;
+        else
+          ASSERT_EQ(0, std::memcmp(ref.data(), C.data(), C.size() * sizeof(float)))
+              << threads << " threads, " << char(ta) << char(tb);
+      }
+    }
 }
 
 // Triangular output (gemmt, and through it syrk/syr2k on real types): only the uplo triangle

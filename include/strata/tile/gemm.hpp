@@ -146,7 +146,7 @@ void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, co
                                  : is_prepacked<BOp> && !Loop::a_in_place_ok ? GatheredAlone::a
                                                                              : GatheredAlone::neither;
   Partition part = plan_partition(m, n, k, Kernel::mr, Kernel::nr, threads, gathered);
-  if (tri != Triangle::none) part.split_n = true, part.unit = Kernel::nr;
+  if (tri != Triangle::none) part.split_n = true, part.unit = Kernel::nr, part.grid_m = part.grid_n = 1;
   const BlockSizes blocks = streaming_blocks<Kernel>(m, k, bs, policy, part.parts, is_prepacked<BOp>);
   auto run_part = [&](int p) {
     int64_t lo, hi;
@@ -161,6 +161,13 @@ void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, co
       if (lo >= hi) return;
       Mainloop<Kernel, Epilogue, AOp, BOp>::run(m, hi - lo, k, alpha, a, b.shifted(lo), beta, c + lo * ldc, ldc,
                                                 blocks, policy, epi, 0, lo, tris);
+    } else if (part.grid()) {
+      int64_t m0, m1, n0, n1;
+      piece_range(m, Kernel::mr, p / part.grid_n, part.grid_m, m0, m1);
+      piece_range(n, Kernel::nr, p % part.grid_n, part.grid_n, n0, n1);
+      if (m0 >= m1 || n0 >= n1) return;
+      Mainloop<Kernel, Epilogue, AOp, BOp>::run(m1 - m0, n1 - n0, k, alpha, a.shifted(m0), b.shifted(n0), beta,
+                                                c + m0 + n0 * ldc, ldc, blocks, policy, epi, m0, n0, tris);
     } else if (part.split_n) {
       part.range(n, p, lo, hi);
       if (lo >= hi) return;
