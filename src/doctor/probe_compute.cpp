@@ -273,7 +273,21 @@ LayerReport probe_compute(ProbeContext& ctx) {
                          fmt(100 * ratio, "%") + ", " + std::to_string(threads) + " threads)");
     fd.evidence.push_back("theoretical: measured clock " + fmt(peak.clock_ghz, "GHz") + " x " + std::to_string(peak.f32_lanes) +
                           " lanes x 2 x " + fmt(peak.fma_ports, "FMA ports") + " per core (strata info)");
-    if (ratio < 0.5) fd.evidence.push_back("below 50%: check STRATA_ISA, thread affinity, other load and turbo/power limits");
+    if (ratio < 0.5) {
+      fd.evidence.push_back("below 50%: check STRATA_ISA, thread affinity, other load and turbo/power limits");
+      // One thread tells a slow core from cores that do not add up (a 16-vCPU VM read 33%
+      // with all threads while its cores were each near peak).
+      if (threads > 1) {
+        const double one = ctx.opt.cpu_gemm(1), one_ratio = peak.peak_gflops_f32 > 0 ? one / peak.peak_gflops_f32 : 0;
+        fd.evidence.push_back("one thread: " + fmt(one, "GFLOPS") + " = " + fmt(100 * one_ratio, "%") +
+                              " of one core's peak");
+        if (one_ratio >= 0.5)
+          fd.evidence.push_back("each core is fast alone, so the shortfall comes with threads: the " +
+                                std::to_string(threads) +
+                                " logical CPUs may share fewer physical cores (SMT siblings, or a VM's vCPUs on "
+                                "shared host cores), other processes may run on them, or memory bandwidth limits");
+      }
+    }
   }
 
   L.summary = "CPU" + std::string(ctx.opt.cpu_gemm ? " measured" : " peak only");

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fixture.hpp"
+#include "strata/core/peak.hpp"
 #include "strata/core/timer.hpp"
 #include "strata/doctor/doctor.hpp"
 #include "strata/doctor/fatbin.hpp"
@@ -321,6 +322,17 @@ TEST(DoctorScenario, ComputeLayerUsesTheGemmHook) {
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(layer(r2, Layer::compute).verdict, Verdict::warn) << dump(r2);
   EXPECT_NE(dump(r2).find("SGEMM reaches 1.0 GFLOPS"), std::string::npos) << dump(r2);
+  // Many threads short of their peak while one thread is near its own: the evidence says the
+  // cores do not add up (as on a 16-vCPU VM), not that a core is slow.
+  const double core_peak = strata::measure_peak().peak_gflops_f32;
+  o.threads = 16;
+  o.cpu_gemm = [&](int threads) { return threads == 1 ? 0.9 * core_peak : 4.0 * core_peak; };
+  const std::string text = dump(run_doctor(t.view(), o));
+  EXPECT_NE(text.find("one thread: "), std::string::npos) << text;
+  EXPECT_NE(text.find("the shortfall comes with threads"), std::string::npos) << text;
+  // A slow core alone gets no such sentence.
+  o.cpu_gemm = [&](int) { return 0.1 * core_peak; };
+  EXPECT_EQ(dump(run_doctor(t.view(), o)).find("the shortfall comes with threads"), std::string::npos);
 }
 
 TEST(DoctorScenario, NvswitchSystemWithoutFabricManager) {
