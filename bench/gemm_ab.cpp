@@ -6,7 +6,8 @@
 // build by a few percent (hot loops landing differently), so small differences deserve an A/A
 // run (the same library file twice) for scale. bench/compare_builds.sh drives it.
 // Usage: gemm_ab OLD.so NEW.so ROUNDS OPS THREADS M N K [M N K ...]   (OPS: NN, NT, TN or TT)
-// AB_TYPE=u8s8s32 (A u8 over its full range) or u7s8s32 (A below 128: the byte-quad kernel)
+// AB_TYPE=u8s8s32 (A u8 over its full range), u7s8s32 (A below 128: the byte-quad kernel) or
+// s8s8s32 (the same bytes read as s8)
 // times the integer gemm_ex instead of sgemm; AB_TYPE=bf16 the bf16 gemm_ex; AB_TYPE=strsm or strmm (side left, lower, no
 // transpose: A is M x M, B is M x N; K unused) or ssyrk (upper, no transpose: C is M x M,
 // A is M x K; N unused) a Level 3 routine on top of the engine; AB_TYPE=ssymv or ssyr (upper, M x M),
@@ -121,14 +122,14 @@ int main(int argc, char** argv) {
   const int rounds = std::max(1, std::atoi(argv[3]));
   const Op ta = argv[4][0] == 'T' ? Op::T : Op::N, tb = argv[4][1] == 'T' ? Op::T : Op::N;
   const std::string type = std::getenv("AB_TYPE") ? std::getenv("AB_TYPE") : "f32";
-  const bool integer = type == "u8s8s32" || type == "u7s8s32";
+  const bool integer = type == "u8s8s32" || type == "u7s8s32" || type == "s8s8s32";
   const bool level3 = type == "strsm" || type == "strmm" || type == "ssyrk";
   // AB_SIDE=right: trsm/trmm with the triangle on the right, X * op(A) with op(A) = A^T upper
   // (the lower triangle built below; square shapes only: A is m x m).
   const bool right = std::getenv("AB_SIDE") && std::string(std::getenv("AB_SIDE")) == "right";
   const bool level2 = type == "ssymv" || type == "sgemv_n" || type == "sgemv_t" || type == "sger" || type == "ssyr";
   if (!integer && !level3 && !level2 && type != "f32" && type != "bf16") {
-    std::fprintf(stderr, "gemm_ab: AB_TYPE must be f32, bf16, u8s8s32, u7s8s32, strsm, strmm, ssyrk, ssymv, ssyr, sgemv_n, sgemv_t or sger\n");
+    std::fprintf(stderr, "gemm_ab: AB_TYPE must be f32, bf16, u8s8s32, u7s8s32, s8s8s32, strsm, strmm, ssyrk, ssymv, ssyr, sgemv_n, sgemv_t or sger\n");
     return 2;
   }
   std::printf("# %s\n%-5s %-18s %10s %10s %8s\n", type.c_str(), "ops", "shape", "old G/s", "new G/s", "new/old");
@@ -208,7 +209,8 @@ int main(int argc, char** argv) {
             libs[l].gemm(libs[l].handle(), ta, tb, m, n, k, 1.f, a16.data(), DType::bf16, lda, b16.data(), DType::bf16,
                          ldb, 0.f, c.data(), ldc);
           else if (integer)
-            libs[l].gemm_i32(libs[l].handle(), ta, tb, m, n, k, 1, a8.data(), DType::u8, lda, b8.data(), DType::i8,
+            libs[l].gemm_i32(libs[l].handle(), ta, tb, m, n, k, 1, a8.data(),
+                             type == "s8s8s32" ? DType::i8 : DType::u8, lda, b8.data(), DType::i8,
                              ldb, 0, c32.data(), m);
           else
             libs[l].gemm(libs[l].handle(), ta, tb, m, n, k, 1.f, a.data(), DType::f32, lda, b.data(), DType::f32,

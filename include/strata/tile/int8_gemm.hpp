@@ -262,6 +262,26 @@ struct SlotOperand {
 template <class S> using PairOperand = SlotOperand<S, 2>;  // int16 pairs (pmaddwd)
 template <class S> using QuadOperand = SlotOperand<S, 4>;  // byte quads (vpmaddubsw)
 
+// An s8 A packed as byte quads of a + 128 (as u8: each byte's top bit flipped), for VNNI's
+// u8 x s8 products: C then holds 128 x (the column sums of op(B)) more, which the caller
+// subtracts (exact in wrap-around int32). The flip runs over the packed panels after packing,
+// padding included: padded rows are never stored and padded depths meet B's zero padding.
+struct ShiftedQuadOperand {
+  using value_type = int32_t;
+  static constexpr bool has_view = false;
+  QuadOperand<int8_t> bytes;
+
+  ShiftedQuadOperand shifted(int64_t i0) const { return {bytes.shifted(i0)}; }
+
+  template <int W, class T>
+  void pack(int64_t i0, int64_t len, int64_t p0, int64_t kc, T* __restrict dst) const {
+    bytes.template pack<W>(i0, len, p0, kc, dst);
+    const int64_t words = (kc + 3) / 4 * W;
+    for (int64_t r0 = 0; r0 < len; r0 += W, dst += W * kc)
+      for (int64_t i = 0; i < words; ++i) dst[i] = int32_t(uint32_t(dst[i]) ^ 0x80808080u);
+  }
+};
+
 // The low and high int16 of a packed pair.
 inline int32_t pair_lo(int32_t x) { return int16_t(uint16_t(uint32_t(x))); }
 inline int32_t pair_hi(int32_t x) { return int16_t(uint16_t(uint32_t(x) >> 16)); }

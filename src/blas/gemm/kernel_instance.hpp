@@ -4,11 +4,13 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "gemm_kernels.hpp"
 #include "strata/core/cpu.hpp"
 #include "strata/core/env.hpp"
 #include "strata/core/log.hpp"
+#include "strata/core/thread_pool.hpp"
 #include "strata/tile/epilogue.hpp"
 #include "strata/tile/gemm.hpp"
 #include "strata/tile/int8_gemm.hpp"
@@ -144,8 +146,39 @@ struct Int8KernelInstance {
         return run_with<QuadKernel, tile::QuadOperand, uint8_t>(c, blocks<QuadKernel, 1>());
       }
     }
+    if constexpr (!std::is_void_v<QuadKernel>) {
+      if (c.a_type == DType::i8 && quads_for_any_u8()) {
+        if (verbose(1)) verbose_write("blas", "gemm_ex: s8 A shifted to u8 (+128): byte-quad kernel, B's column sums subtracted");
+        return run_shifted(c);
+      }
+    }
     if (c.a_type == DType::u8) run_with<PairKernel, tile::PairOperand, uint8_t>(c, blocks<PairKernel, 2>());
     else run_with<PairKernel, tile::PairOperand, int8_t>(c, blocks<PairKernel, 2>());
+  }
+
+  // s8 x s8 on the u8 x s8 quads: C = alpha (A + 128) B + beta C, then C -= alpha 128 colsum(B)
+  // per column (all in wrap-around int32: exact). The sums cost O(kn), the correction O(mn).
+  static void run_shifted(const GemmCall<int32_t>& c) {
+    const auto* bp = static_cast<const int8_t*>(c.b);
+    std::vector<uint32_t> shift(std::size_t(c.n));
+    for (int64_t j = 0; j < c.n; ++j) {
+      uint32_t sum = 0;
+      for (int64_t p = 0; p < c.k; ++p) sum += uint32_t(int32_t(bp[p * c.b_rs + j * c.b_cs]));
+      shift[std::size_t(j)] = sum * 128u * uint32_t(c.alpha);
+    }
+    const tile::ShiftedQuadOperand a{{{static_cast<const int8_t*>(c.a), c.a_rs, c.a_cs}}};
+    const tile::QuadOperand<int8_t> b{tile::MatrixView<int8_t>{bp, c.b_rs, c.b_cs}.transposed()};
+    tile::gemm_operands<QuadKernel>(c.m, c.n, c.k, c.alpha, a, b, c.beta, c.c, c.ldc, c.threads,
+                                    blocks<QuadKernel, 1>(), tile::NoEpilogue{}, tile::PackPolicy{});
+    // Split by columns among the call's threads: with a short depth this pass over C costs as
+    // much as the products (4096 x 4096 x 64).
+    const int parts = int(std::min<int64_t>(c.threads, std::max<int64_t>(1, c.m * c.n / (64 * 1024))));
+    parallel_for(c.n, parts, [&](int64_t j0, int64_t j1, int) {
+      for (int64_t j = j0; j < j1; ++j) {
+        int32_t* col = c.c + j * c.ldc;
+        for (int64_t i = 0; i < c.m; ++i) col[i] = int32_t(uint32_t(col[i]) - shift[std::size_t(j)]);
+      }
+    });
   }
 
   static constexpr bool quads_for_any_u8() {
