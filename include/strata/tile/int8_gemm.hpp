@@ -327,6 +327,9 @@ struct I32x8 {
   static V madd16(V a, V b) { return _mm256_madd_epi16(a, b); }
   static V maddubs(V a, V b) { return _mm256_maddubs_epi16(a, b); }
   static V ones16() { return _mm256_set1_epi16(1); }
+#if defined(__AVXVNNI__)
+  static V dpbusd(V acc, V a, V b) { return _mm256_dpbusd_avx_epi32(acc, a, b); }
+#endif
 };
 #if defined(__AVX512BW__)
 struct I32x16 {
@@ -457,6 +460,9 @@ struct MicroKernelSlots {
 
 using MicroKernelI8Avx2 = MicroKernelSlots<I32x8, PairProducts, 2, 6>;
 using MicroKernelU7Avx2 = MicroKernelSlots<I32x8, QuadProducts, 2, 6>;
+#if defined(__AVXVNNI__)
+using MicroKernelU8VnniAvx2 = MicroKernelSlots<I32x8, VnniQuadProducts, 2, 6>;
+#endif
 #if defined(__AVX512VNNI__) && defined(__AVX512BW__)
 using MicroKernelI8Avx512 = MicroKernelSlots<I32x16, PairProducts, 2, 12>;
 using MicroKernelU8Vnni512 = MicroKernelSlots<I32x16, VnniQuadProducts, 2, 12>;

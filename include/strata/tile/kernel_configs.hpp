@@ -24,8 +24,13 @@ inline constexpr const char* kernel_isa_name = "avx512";
 using KernelF32 = MicroKernel<VecAvx2F32, 2, 6>;     // 16x6: 12 of 16 ymm accumulate
 using KernelF64 = MicroKernel<VecAvx2F64, 2, 6>;     // 8x6
 using KernelI8 = MicroKernelI8Avx2;                  // 16x6 int16 pairs
+#if defined(__AVXVNNI__)
+using KernelU7 = MicroKernelU8VnniAvx2;              // 16x6 byte quads (VEX vpdpbusd): every u8 A
+inline constexpr const char* kernel_isa_name = "avx2-vnni";
+#else
 using KernelU7 = MicroKernelU7Avx2;                  // 16x6 byte quads, for u8 A below 128
 inline constexpr const char* kernel_isa_name = "avx2";
+#endif
 #else
 using KernelF32 = MicroKernel<VecPortable<float, 4>, 2, 4>;   // 8x4
 using KernelF64 = MicroKernel<VecPortable<double, 2>, 2, 4>;  // 4x4

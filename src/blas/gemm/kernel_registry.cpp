@@ -15,9 +15,11 @@ const IsaTable<GemmKernel<double>>& gemm_kernels_f64() {
   return t;
 }
 
-// The AVX-512 integer kernel needs VNNI (vpdpbusd); AVX-512 CPUs without it run the AVX2 one.
+// The AVX-512 integer kernel needs VNNI (vpdpbusd); AVX-512 CPUs without it run the AVX2 one,
+// which itself takes AVX_VNNI's 256-bit vpdpbusd where the CPU has it (Alder Lake on, Zen 5).
 const IsaTable<GemmKernel<int32_t>>& gemm_kernels_i8() {
-  static const IsaTable<GemmKernel<int32_t>> t{gemm_i8_portable(), gemm_i8_avx2(),
+  static const IsaTable<GemmKernel<int32_t>> t{gemm_i8_portable(),
+                                               cpu_features().avx_vnni ? gemm_i8_avx2_vnni() : gemm_i8_avx2(),
                                                cpu_features().avx512_vnni ? gemm_i8_avx512_vnni() : GemmKernel<int32_t>{}};
   return t;
 }
