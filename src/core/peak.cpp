@@ -78,8 +78,9 @@ PeakEstimate measure(Isa isa) {
   }
   // The add chain is the finer clock; a chain can run slower than the clock (interrupts) but
   // never faster, so an add reading well above the multiply one means adds were shortcut.
-  p.clock_ghz = by_add <= by_multiply * 1.15 ? by_add : by_multiply;
-  p.clock_source = by_add <= by_multiply * 1.15 ? "add" : "multiply";
+  const bool adds_hold = by_add <= by_multiply * 1.15;
+  p.clock_ghz = adds_hold ? by_add : by_multiply;
+  p.clock_source = adds_hold ? "add" : "multiply";
   p.clock_ghz_add_chain = by_add;
   p.clock_ghz_multiply_chain = by_multiply;
   const CpuFeatures& f = cpu_features();

@@ -177,35 +177,25 @@ void time_and_report(const GemmProblem& p, const char* dt, int threads, int reps
 // peak (gemm_ex widens bf16 to f32 where the instruction is the slower route). Verified against A (B x) in double within f32
 // accumulation error.
 void run_bf16_problem(const GemmProblem& p, int threads, int reps, double peak_per_core, std::vector<Row>& rows) {
+  // The f32 operands rounded to bf16 (so verify() checks the exact products of the bf16 inputs,
+  // accumulated in f32), and their bf16 copies for gemm_ex.
   std::mt19937 rng(42);
-  std::uniform_real_distribution<float> d(-1, 1);
-  std::vector<bf16> a(size_t(p.m * p.k * p.batch)), b(size_t(p.k * p.n * p.batch));
-  for (auto& v : a) v = bf16(d(rng));
-  for (auto& v : b) v = bf16(d(rng));
-  std::vector<float> c(size_t(p.m * p.n * p.batch));
+  Operands<float> o(p, rng);
+  std::vector<bf16> a(o.a.size()), b(o.b.size());
+  for (size_t i = 0; i < a.size(); ++i) a[i] = bf16(o.a[i]), o.a[i] = a[i].to_float();
+  for (size_t i = 0; i < b.size(); ++i) b[i] = bf16(o.b[i]), o.b[i] = b[i].to_float();
   blas::Handle h;
   h.set_num_threads(threads);
-  const int64_t lda = p.ta == 'N' ? p.m : p.k, ldb = p.tb == 'N' ? p.k : p.n;
-  const int64_t asz = p.m * p.k, bsz = p.k * p.n, csz = p.m * p.n;
   std::vector<Lib> libs;
   libs.push_back({"strata", [&](int64_t i) {
-                    blas::gemm_ex(h, blas::Op(p.ta), blas::Op(p.tb), p.m, p.n, p.k, 1.0f, a.data() + i * asz,
-                                  DType::bf16, lda, b.data() + i * bsz, DType::bf16, ldb, 0.0f, c.data() + i * csz, p.m);
+                    blas::gemm_ex(h, blas::Op(p.ta), blas::Op(p.tb), p.m, p.n, p.k, 1.0f, a.data() + i * o.a_size,
+                                  DType::bf16, o.lda, b.data() + i * o.b_size, DType::bf16, o.ldb, 0.0f,
+                                  o.c.data() + i * o.c_size, o.ldc);
                   }, {}});
   libs[0].call(0);
-  std::vector<double> x(size_t(p.n)), bx(size_t(p.k), 0);
-  for (auto& v : x) v = d(rng);
-  auto av = [&](int64_t i, int64_t l) { return double(a[size_t(p.ta == 'N' ? i + l * lda : l + i * lda)].to_float()); };
-  auto bv = [&](int64_t l, int64_t j) { return double(b[size_t(p.tb == 'N' ? l + j * ldb : j + l * ldb)].to_float()); };
-  for (int64_t j = 0; j < p.n; ++j)
-    for (int64_t l = 0; l < p.k; ++l) bx[size_t(l)] += bv(l, j) * x[size_t(j)];
-  for (int64_t i = 0; i < p.m && libs[0].ok; ++i) {
-    double want = 0, got = 0, size = 0;
-    for (int64_t l = 0; l < p.k; ++l) want += av(i, l) * bx[size_t(l)], size += std::abs(av(i, l) * bx[size_t(l)]);
-    for (int64_t j = 0; j < p.n; ++j) got += double(c[size_t(i + j * p.m)]) * x[size_t(j)];
-    if (std::abs(got - want) > 1e-5 * double(p.k + p.n) * (size + 1)) libs[0].ok = false;
-  }
-  if (!libs[0].ok) std::fprintf(stderr, "bench: strata gave a wrong result on %s\n", p.text.c_str());
+  std::string why;
+  libs[0].ok = verify(p, o, why);
+  if (!libs[0].ok) std::fprintf(stderr, "bench: strata gave a wrong result on %s: %s\n", p.text.c_str(), why.c_str());
   time_and_report(p, "bf16", threads, reps, peak_per_core, libs, rows);
 }
 

@@ -243,7 +243,7 @@ struct SlotOperand {
           auto col = [&](int b) { return _mm_load_si128(reinterpret_cast<const __m128i*>(part[b])); };
           interleave(col(0), col(1), col(2), col(3), reinterpret_cast<__m128i*>(words));
         }
-        if (n == 12) {  // B's 12-wide panels: three whole moves
+        if (n == 12) {  // B's 12-wide panels: three whole moves (a 48-byte memcpy: NT 128^3 0.88x)
           for (int g = 0; g < 3; ++g) {
             const __m128i w = _mm_load_si128(reinterpret_cast<const __m128i*>(words + 4 * g));
             _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i + 4 * g), w);

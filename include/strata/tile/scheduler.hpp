@@ -15,6 +15,14 @@
 
 STRATA_TILE_NS_BEGIN
 
+// [begin, end) of piece `i` of `pieces` along a dimension of length len, borders on multiples
+// of unit.
+inline void piece_range(int64_t len, int64_t unit, int i, int pieces, int64_t& begin, int64_t& end) {
+  const int64_t units = (len + unit - 1) / unit;
+  begin = std::min(len, units * i / pieces * unit);
+  end = std::min(len, units * (i + 1) / pieces * unit);
+}
+
 struct Partition {
   int parts = 1;
   bool split_n = true;  // split columns (else rows)
@@ -25,11 +33,7 @@ struct Partition {
   bool grid() const { return grid_m > 1 && grid_n > 1; }
 
   // [begin, end) of part p along the split dimension of length len.
-  void range(int64_t len, int p, int64_t& begin, int64_t& end) const {
-    const int64_t units = (len + unit - 1) / unit;
-    begin = std::min(len, units * p / parts * unit);
-    end = std::min(len, units * (p + 1) / parts * unit);
-  }
+  void range(int64_t len, int p, int64_t& begin, int64_t& end) const { piece_range(len, unit, p, parts, begin, end); }
 };
 
 // Columns [begin, end) of part p of `parts` for a triangular-output product of order n: equal
@@ -84,14 +88,6 @@ inline Partition plan_partition(int64_t m, int64_t n, int64_t k, int mr, int nr,
     }
   }
   return p;
-}
-
-// [begin, end) of piece `i` of `pieces` along a dimension of length len, borders on multiples
-// of unit.
-inline void piece_range(int64_t len, int64_t unit, int i, int pieces, int64_t& begin, int64_t& end) {
-  const int64_t units = (len + unit - 1) / unit;
-  begin = std::min(len, units * i / pieces * unit);
-  end = std::min(len, units * (i + 1) / pieces * unit);
 }
 
 STRATA_TILE_NS_END

@@ -126,27 +126,28 @@ struct Int8KernelInstance {
     return true;
   }
 
-  template <class Kernel, template <class> class Operand, class SA>
-  static void run_with(const GemmCall<int32_t>& c, const tile::BlockSizes& bs) {
-    const Operand<SA> a{{static_cast<const SA*>(c.a), c.a_rs, c.a_cs}};
+  // The engine on A as given and B packed as Operand<int8_t> slots.
+  template <class Kernel, template <class> class Operand, class AOp>
+  static void run_on(const GemmCall<int32_t>& c, const AOp& a, const tile::BlockSizes& bs) {
     const Operand<int8_t> b{tile::MatrixView<int8_t>{static_cast<const int8_t*>(c.b), c.b_rs, c.b_cs}.transposed()};
     tile::gemm_operands<Kernel>(c.m, c.n, c.k, c.alpha, a, b, c.beta, c.c, c.ldc, c.threads, bs, tile::NoEpilogue{},
                                 tile::PackPolicy{});
   }
 
+  template <class Kernel, template <class> class Operand, class SA>
+  static void run_with(const GemmCall<int32_t>& c, const tile::BlockSizes& bs) {
+    run_on<Kernel, Operand>(c, Operand<SA>{{static_cast<const SA*>(c.a), c.a_rs, c.a_cs}}, bs);
+  }
+
   // Requires m, n, k > 0 (gemm_ex handles the quick returns).
   static void run(const GemmCall<int32_t>& c) {
     if constexpr (!std::is_void_v<QuadKernel>) {
-      if (c.a_type == DType::u8 && quads_for_any_u8()) {
-        if (verbose(1)) verbose_write("blas", "gemm_ex: u8 A: byte-quad kernel (vpdpbusd, exact for every u8)");
+      if (c.a_type == DType::u8 && (quads_for_any_u8() || seven_bit(c))) {
+        if (verbose(1))
+          verbose_write("blas", quads_for_any_u8() ? "gemm_ex: u8 A: byte-quad kernel (vpdpbusd, exact for every u8)"
+                                                   : "gemm_ex: every A value < 128: byte-quad kernel (vpmaddubsw, exact)");
         return run_with<QuadKernel, tile::QuadOperand, uint8_t>(c, blocks<QuadKernel, 1>());
       }
-      if (c.a_type == DType::u8 && seven_bit(c)) {
-        if (verbose(1)) verbose_write("blas", "gemm_ex: every A value < 128: byte-quad kernel (vpmaddubsw, exact)");
-        return run_with<QuadKernel, tile::QuadOperand, uint8_t>(c, blocks<QuadKernel, 1>());
-      }
-    }
-    if constexpr (!std::is_void_v<QuadKernel>) {
       // Above depth 64: at 4096 x 4096 x 64 the correction pass over C cost as much as the
       // quads saved (1.17x on 1 thread, 0.96x on 2); at depth 96 1.41-1.56x, 128 1.59-1.71x.
       if (c.a_type == DType::i8 && quads_for_any_u8() && c.k > 64) {
@@ -168,10 +169,8 @@ struct Int8KernelInstance {
       for (int64_t p = 0; p < c.k; ++p) sum += uint32_t(int32_t(bp[p * c.b_rs + j * c.b_cs]));
       shift[std::size_t(j)] = sum * 128u * uint32_t(c.alpha);
     }
-    const tile::ShiftedQuadOperand a{{{static_cast<const int8_t*>(c.a), c.a_rs, c.a_cs}}};
-    const tile::QuadOperand<int8_t> b{tile::MatrixView<int8_t>{bp, c.b_rs, c.b_cs}.transposed()};
-    tile::gemm_operands<QuadKernel>(c.m, c.n, c.k, c.alpha, a, b, c.beta, c.c, c.ldc, c.threads,
-                                    blocks<QuadKernel, 1>(), tile::NoEpilogue{}, tile::PackPolicy{});
+    run_on<QuadKernel, tile::QuadOperand>(c, tile::ShiftedQuadOperand{{{static_cast<const int8_t*>(c.a), c.a_rs, c.a_cs}}},
+                                          blocks<QuadKernel, 1>());
     // Split by columns among the call's threads: with a short depth this pass over C costs as
     // much as the products (4096 x 4096 x 64).
     const int parts = int(std::min<int64_t>(c.threads, std::max<int64_t>(1, c.m * c.n / (64 * 1024))));
