@@ -114,7 +114,7 @@ TEST(GemmEngine, C128SmallShapesAllOps) { sweep<c128>({2, 7}, {Op::N, Op::T, Op:
 TEST(GemmEngine, EdgeTilesOfEveryWidthAcrossTheChainedDepths) {
   for (Isa isa : isas())
     for (index_t k : {index_t(47), index_t(48), index_t(49), index_t(50), index_t(51), index_t(130), index_t(401)})
-      for (index_t n : {index_t(1), index_t(2), index_t(3), index_t(4), index_t(5), index_t(11), index_t(16)}) {
+      for (index_t n = 1; n <= 17; ++n) {
         check_gemm<float>(Op::N, Op::N, 37, n, k, 1.5f, -0.5f, 1, isa);   // 16 + 16 + 5 rows; B in place
         check_gemm<float>(Op::T, Op::T, 200, n, k, 1.0f, 0.0f, 1, isa);   // B packed
         check_gemm<double>(Op::N, Op::N, 13, n, k, 1.0, 1.0, 1, isa);     // f64: 8 + 5 rows
@@ -231,6 +231,49 @@ TEST(GemmEngine, TinyPathEqualsTheTiledPathBitwise) {
               ASSERT_EQ(std::memcmp(&tiny[e], &tiled[e], sizeof(float)), 0)
                   << "m=" << m << " n=" << n << " k=" << k << " ops=" << char(ta) << char(tb) << " beta=" << beta
                   << " isa=" << isa_name(isa) << " element " << e << ": " << tiny[e] << " vs " << tiled[e];
+          }
+  }
+}
+
+// Edge columns are covered exactly by narrower kernels (32x12 -> 32x8 + 32x2 + 32x1 for 11
+// columns), so a B read in place is read there too and C is written in place: the bits must
+// equal those of the same product with B packed into zero-padded panels (an Lt pack-both
+// algorithm), and nothing right of the last column may be written. Every edge width of every
+// ISA's tile (NR 4, 6, 12), rows full, half and ragged, depths below and above the chained
+// 48, beta 0 (C not read) and not.
+TEST(GemmEngine, EdgeColumnsInPlaceEqualPackedBitwise) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> d(-1, 1);
+  for (Isa isa : isas()) {
+    Handle h;
+    h.set_isa(isa);
+    for (index_t m : {16, 32, 37})
+      for (index_t n = 1; n <= 36; ++n)
+        for (index_t k : {5, 64})
+          for (float beta : {0.0f, 0.5f}) {
+            const index_t lda = m, ldb = k, ldc = m + 1;
+            std::vector<float> A(size_t(lda * k)), B(size_t(ldb * n)), C0(size_t(ldc * (n + 1)));
+            for (auto* v : {&A, &B, &C0})
+              for (auto& x : *v) x = d(rng);
+            std::vector<float> in_place = C0, packed = C0;
+            const float alpha = 1.0f;
+            gemm<float>(h, Op::N, Op::N, m, n, k, alpha, A.data(), lda, B.data(), ldb, beta, in_place.data(), ldc);
+            lt::MatmulDesc desc;
+            lt::MatrixLayout la{DType::f32, m, k, lda}, lb{DType::f32, k, n, ldb}, lc{DType::f32, m, n, ldc};
+            const lt::Algorithm* pack_both = nullptr;
+            std::vector<lt::Algorithm> algos = lt::heuristics(h, desc, la, lb, lc, lc, {}, 8);
+            for (const auto& a : algos)
+              if (a.id == lt::AlgoId::tiled_pack_both) pack_both = &a;
+            ASSERT_NE(pack_both, nullptr);
+            std::vector<char> ws(pack_both->workspace_bytes + 64);
+            lt::matmul(h, desc, &alpha, A.data(), la, B.data(), lb, &beta, packed.data(), lc, packed.data(), lc,
+                       pack_both, ws.data(), ws.size());
+            for (std::size_t e = 0; e < in_place.size(); ++e)
+              ASSERT_EQ(std::memcmp(&in_place[e], &packed[e], sizeof(float)), 0)
+                  << "m=" << m << " n=" << n << " k=" << k << " beta=" << beta << " isa=" << isa_name(isa)
+                  << " element " << e;
+            for (index_t i = 0; i < ldc; ++i)
+              ASSERT_EQ(in_place[size_t(i + n * ldc)], C0[size_t(i + n * ldc)]) << "column n written, n=" << n;
           }
   }
 }

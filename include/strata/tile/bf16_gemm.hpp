@@ -136,7 +136,7 @@ struct MicroKernelBf16Avx512 {
   using T = float;
   static constexpr int mr = 16 * NV, nr = NR;
   using HalfRows = MicroKernelBf16Avx512<(NV > 1 ? NV / 2 : 1), NR, false>;
-  using HalfCols = MicroKernelBf16Avx512<NV, (NR > 1 ? NR / 2 : 1), false>;
+  using NarrowCols = MicroKernelBf16Avx512<NV, (NR > 1 ? NR / 2 : 1), false>;
 
   [[gnu::always_inline]] static void run(int64_t kc, const float* a, int64_t a_ps, const float* b, int64_t b_ps,
                                          int64_t b_js, float* c, int64_t ldc, float alpha, float beta) {

@@ -13,6 +13,11 @@ struct BlockSizes {
   int64_t mc, kc, nc;
 };
 
+// L1d bytes every x86 core of the last decade has at least: what "fits in L1" means for the
+// shape-based choices (pack policy, software prefetch), which must not depend on the machine
+// (the same shape takes the same path everywhere, so its bits do not change).
+inline constexpr int64_t l1_floor_bytes = 32 * 1024;
+
 inline int64_t round_down_to(int64_t x, int64_t unit) { return std::max(unit, x / unit * unit); }
 
 // l1/l2/l3: bytes of L1d and L2 per core, and of L3 (0 if unknown).

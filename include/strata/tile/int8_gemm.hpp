@@ -391,7 +391,7 @@ struct MicroKernelSlots {
   static constexpr int mr = Vec::lanes * NV, nr = NR, depth = Products::depth;
   static constexpr bool any_u8 = Products::any_u8;
   using HalfRows = MicroKernelSlots<Vec, Products, (NV > 1 ? NV / 2 : 1), NR, false>;
-  using HalfCols = MicroKernelSlots<Vec, Products, NV, (NR > 1 ? NR / 2 : 1), false>;
+  using NarrowCols = MicroKernelSlots<Vec, Products, NV, (NR > 1 ? NR / 2 : 1), false>;
 
   // The full tile stays inlined in the mainloop (out of line, the call cost 5-7% of a 64^3
   // call: a 16-slot tile is ~200 cycles); the edge kernels are calls of their own.

@@ -59,6 +59,9 @@ struct Mainloop {
       ap = static_cast<T*>(
           thread_pack_buffer(0).get(sizeof(T) * std::size_t(std::min(bs.kc, k) * round_up(std::min(bs.mc, m), MR))));
     alignas(64) T edge[MR * NR];
+    // A B read in place that fits in L1 is not fetched ahead: it is there after the first
+    // panel, and the fetch loop was a third of the mainloop's own time at 32^3.
+    const bool fetch_b = k * n * int64_t(sizeof(T)) > l1_floor_bytes;
 
     for (int64_t jc = 0; jc < n; jc += bs.nc) {
       const int64_t nc = std::min(bs.nc, n - jc);
@@ -106,13 +109,14 @@ struct Mainloop {
             else bt = bp + jr * kc;
             int64_t b_ps = NR, b_js = 1;
             if constexpr (b_in_place_ok) {  // policy.pack_b is forced for every other operand
-              if (!policy.pack_b && nr == NR) {
+              // Edge columns that narrower kernels cover exactly are read in place too.
+              if (!policy.pack_b && (nr == NR || covers_exactly<Kernel>(MR, nr))) {
                 // b.v is panel-major: (j, p) at data + j * rs + p * cs.
                 bt = b.v.data + (jc + jr) * b.v.rs + pc * b.v.cs;
                 b_ps = b.v.cs;
                 b_js = b.v.rs;
                 // Streaming B is latency-bound: fetch the next panel while this one computes.
-                if (b_ps == 1 && jr + 2 * NR <= nc)
+                if (fetch_b && b_ps == 1 && nr == NR && jr + 2 * NR <= nc)
                   for (int j = 0; j < NR; ++j)
                     for (int64_t p = 0; p < kc; p += int64_t(64 / sizeof(T)))
                       __builtin_prefetch(bt + (NR + j) * b_js + p);
@@ -242,12 +246,14 @@ struct Mainloop {
   }
 
 
-  // One micro-tile of C (mr <= MR, nr <= NR); a ragged one through a narrower kernel when it
-  // fits one. A full one calls the kernel directly: the int8 kernels inline their full tile
-  // here (a call per 16-slot tile cost 6-8% of a 64^3 int8 GEMM).
+  // One micro-tile of C (mr <= MR, nr <= NR); a ragged one through narrower kernels, in place
+  // when they cover it exactly, else on a copied tile. A full one calls the kernel directly:
+  // the int8 kernels inline their full tile here (a call per 16-slot tile cost 6-8% of a 64^3
+  // int8 GEMM).
   static void run_tile(int64_t mr, int64_t nr, int64_t kc, const T* at, int64_t a_ps, const T* bt, int64_t b_ps,
                        int64_t b_js, T* ct, int64_t ldc, T alpha, T beta, T* edge) {
     if (mr == MR && nr == NR) return Kernel::run(kc, at, a_ps, bt, b_ps, b_js, ct, ldc, alpha, beta);
+    if (covers_exactly<Kernel>(mr, nr)) return run_narrowest<Kernel>(mr, nr, kc, at, a_ps, bt, b_ps, b_js, ct, ldc, alpha, beta);
     ragged_tile<MR, NR>(mr, nr, ct, ldc, beta, edge, [&](T* c, int64_t ld) {
       run_narrowest<Kernel>(mr, nr, kc, at, a_ps, bt, b_ps, b_js, c, ld, alpha, beta);
     });

@@ -13,6 +13,13 @@
 
 STRATA_TILE_NS_BEGIN
 
+// The largest power of two below `width` (1 for 1): the next kernel width of an edge.
+constexpr int narrower_width(int width) {
+  int w = 1;
+  while (2 * w < width) w *= 2;
+  return w;
+}
+
 template <class V, int NV, int NR>
 struct MicroKernel {
   using T = typename V::value_type;
@@ -21,10 +28,17 @@ struct MicroKernel {
   static_assert(NV >= 1 && NR >= 1, "a micro-tile needs at least one vector and one column");
   static_assert(NV * NR + NV + 1 <= 32, "the micro-tile's accumulators do not fit in the register file");
 
-  // Narrower kernels for edge tiles, reading the same packed panels (a_ps/b_ps unchanged):
-  // a tile with at most half the rows (or columns) costs half the FMAs instead of a full tile.
+  // Narrower kernels for edge tiles, reading the same panels (a_ps/b_ps unchanged): a tile
+  // with at most half the rows costs half the FMAs instead of a full tile. The column widths
+  // fall in powers of two (32x12 -> 32x8, 32x4, 32x2, 32x1; 16x6 -> 16x4, ...), so that every
+  // edge width is an exact sum of kernels (exact_edges, cover_narrowest): an edge read in
+  // place needs no zero-padded copy of B and writes C directly, with no copied tile. With
+  // halving widths (12 -> 6 -> 3 -> 1) the 8 edge columns of a 32^3 product went through a
+  // packed 12-wide panel, a 6- and a padded 3-wide kernel and a copied C tile: 760 cycles of
+  // its 1900, where one in-place 32x8 kernel takes about 290.
   using HalfRows = MicroKernel<V, (NV > 1 ? NV / 2 : 1), NR>;
-  using HalfCols = MicroKernel<V, NV, (NR > 1 ? NR / 2 : 1)>;
+  using NarrowCols = MicroKernel<V, NV, narrower_width(NR)>;
+  static constexpr bool exact_edges = true;
 
   // Independent accumulator sets the k loop rotates through. Covering the FMA latency takes
   // about 8 accumulators in flight (4 cycles x 2 FMAs per cycle); the narrow edge kernels
@@ -250,24 +264,37 @@ struct MicroKernel {
 };
 
 // The narrowest kernels that cover an mr x nr tile (mr <= MR, nr <= NR): the half-height
-// kernel when the rows fit it; the half-width kernel when the columns do, recursively (16x6 ->
-// 16x3 -> 16x1); a few columns beyond half as a half-width tile plus the rest (16x4 = 16x3 +
-// 16x1; 16x5 stays one 16x6 tile, 16x2 one 16x3: two narrow tiles would cost more, since a
-// 16x1 tile is bound by its loads at about two thirds of a 16x3 one). Calls
-// run.template operator()<K>(j0) for each kernel K, covering columns [j0, j0 + K::nr).
+// kernel when the rows fit it; the next narrower kernel when the columns do, recursively.
+// Kernels with exact_edges (the floating-point MicroKernel: widths in powers of two) cover the
+// columns exactly, widest first (11 = 8 + 2 + 1). The others (int8, bf16: 16x6 -> 16x3 ->
+// 16x1) take a few columns beyond half as a half-width tile plus the rest (16x4 = 16x3 + 16x1;
+// 16x5 stays one 16x6 tile, 16x2 one 16x3: two narrow tiles would cost more, since a 16x1 tile
+// is bound by its loads at about two thirds of a 16x3 one; their B is always a padded panel).
+// Calls run.template operator()<K>(j0) for each kernel K, covering columns [j0, j0 + K::nr).
 template <class Kernel, class Run>
 [[gnu::always_inline]] inline void cover_narrowest(int64_t mr, int64_t nr, Run&& run, int64_t j0 = 0) {
-  if constexpr (requires { typename Kernel::HalfRows; typename Kernel::HalfCols; }) {
+  if constexpr (requires { typename Kernel::HalfRows; typename Kernel::NarrowCols; }) {
     using HalfRows = typename Kernel::HalfRows;
-    using HalfCols = typename Kernel::HalfCols;
+    using Narrow = typename Kernel::NarrowCols;
+    constexpr bool exact = requires { Kernel::exact_edges; };
     if (HalfRows::mr < Kernel::mr && mr <= HalfRows::mr) return cover_narrowest<HalfRows>(mr, nr, run, j0);
-    if (HalfCols::nr < Kernel::nr && nr <= HalfCols::nr) return cover_narrowest<HalfCols>(mr, nr, run, j0);
-    if (HalfCols::nr < Kernel::nr && 2 * (nr - HalfCols::nr) <= HalfCols::nr) {
-      run.template operator()<HalfCols>(j0);
-      return cover_narrowest<HalfCols>(mr, nr - HalfCols::nr, run, j0 + HalfCols::nr);
+    if (Narrow::nr < Kernel::nr && nr <= Narrow::nr) return cover_narrowest<Narrow>(mr, nr, run, j0);
+    if (Narrow::nr < Kernel::nr && nr < Kernel::nr && (exact || 2 * (nr - Narrow::nr) <= Narrow::nr)) {
+      run.template operator()<Narrow>(j0);
+      return cover_narrowest<Narrow>(mr, nr - Narrow::nr, run, j0 + Narrow::nr);
     }
   }
   run.template operator()<Kernel>(j0);
+}
+
+// Whether cover_narrowest's kernels write exactly the mr x nr tile: nothing beyond its last
+// column or row, so it can be written in place (no copied tile) and an in-place B is read
+// only within its columns.
+template <class Kernel>
+[[gnu::always_inline]] inline bool covers_exactly(int64_t mr, int64_t nr) {
+  int64_t end = 0, rows = 0;
+  cover_narrowest<Kernel>(mr, nr, [&]<class K>(int64_t j0) { end = j0 + K::nr, rows = K::mr; });
+  return end == nr && rows == mr;
 }
 
 // A tile into c by the narrowest kernels that cover it (cover_narrowest); a full tile directly.

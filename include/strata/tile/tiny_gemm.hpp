@@ -44,15 +44,19 @@ void tiny_gemm(int64_t m, int64_t n, int64_t k, T alpha, MatrixView<T> av, Matri
     // B element (p, j) at bt[p * b_ps + j * b_js]: in place, or the last columns as a padded panel.
     const T* bt = bv.data + j0 * bv.cs;
     int64_t b_ps = bv.rs, b_js = bv.cs;
-    if (cols < NR) {
+    if (cols < NR && !covers_exactly<Kernel>(MR, cols)) {
       b.template pack<NR>(j0, cols, 0, k, b_edge);
       bt = b_edge, b_ps = NR, b_js = 1;
     }
     for (int64_t i0 = 0; i0 < m; i0 += MR) {
       const int64_t rows = std::min<int64_t>(MR, m - i0);
-      ragged_tile<MR, NR>(rows, cols, c + i0 + j0 * ldc, ldc, beta, edge, [&](T* ct, int64_t ld) {
-        run_narrowest<Kernel>(rows, cols, k, a + i0 * k, MR, bt, b_ps, b_js, ct, ld, alpha, beta);
-      });
+      T* ct = c + i0 + j0 * ldc;
+      if (covers_exactly<Kernel>(rows, cols))
+        run_narrowest<Kernel>(rows, cols, k, a + i0 * k, MR, bt, b_ps, b_js, ct, ldc, alpha, beta);
+      else
+        ragged_tile<MR, NR>(rows, cols, ct, ldc, beta, edge, [&](T* tile_c, int64_t ld) {
+          run_narrowest<Kernel>(rows, cols, k, a + i0 * k, MR, bt, b_ps, b_js, tile_c, ld, alpha, beta);
+        });
     }
   }
   if constexpr (!Epilogue::is_identity) epi(c, ldc, 0, 0, m, n);
