@@ -23,7 +23,7 @@ constexpr int narrower_width(int width) {
 template <class V, int NV, int NR>
 struct MicroKernel {
   using T = typename V::value_type;
-  static constexpr int mr = NV * V::lanes;
+  static constexpr int mr = NV * V::lanes, nv = NV;
   static constexpr int nr = NR;
   static_assert(NV >= 1 && NR >= 1, "a micro-tile needs at least one vector and one column");
   static_assert(NV * NR + NV + 1 <= 32, "the micro-tile's accumulators do not fit in the register file");
@@ -263,25 +263,54 @@ struct MicroKernel {
   }
 };
 
+// Depth-step cost, in FMA-issue cycles, of an edge kernel of `nv` vectors by `width` columns
+// (two FMAs a cycle, but at least the 4-cycle FMA latency: a narrow tile's chain waits on
+// itself), plus one for its call: what the spilling cover weighs.
+constexpr int edge_step_cost(int nv, int width) { return (nv * width / 2 > 4 ? nv * width / 2 : 4) + 1; }
+
+// The cheapest cover of nr columns by kernels of width `top` and its narrower powers of two,
+// a kernel allowed to run past the last column (write into padding).
+constexpr int spilling_cover_cost(int nv, int top, int nr) {
+  if (nr <= 0) return 0;
+  const int h = narrower_width(top);
+  if (h < top && nr <= h) return spilling_cover_cost(nv, h, nr);
+  const int whole = edge_step_cost(nv, top);
+  if (h < top && nr < top) {
+    const int split = edge_step_cost(nv, h) + spilling_cover_cost(nv, h, nr - h);
+    return split < whole ? split : whole;
+  }
+  return whole;
+}
+
 // The narrowest kernels that cover an mr x nr tile (mr <= MR, nr <= NR): the half-height
 // kernel when the rows fit it; the next narrower kernel when the columns do, recursively.
 // Kernels with exact_edges (the floating-point MicroKernel: widths in powers of two) cover the
-// columns exactly, widest first (11 = 8 + 2 + 1). The others (int8, bf16: 16x6 -> 16x3 ->
-// 16x1) take a few columns beyond half as a half-width tile plus the rest (16x4 = 16x3 + 16x1;
-// 16x5 stays one 16x6 tile, 16x2 one 16x3: two narrow tiles would cost more, since a 16x1 tile
-// is bound by its loads at about two thirds of a 16x3 one; their B is always a padded panel).
+// columns exactly, widest first (11 = 8 + 2 + 1) -- or, with Spill (the caller's C and B have
+// room for whole tiles: a convolution's padded output rows), by whichever kernels cost least,
+// one running past the last column where that is cheaper (7 columns as one 8-wide tile, not
+// 4 + 2 + 1 latency-bound ones). The others (int8, bf16: 16x6 -> 16x3 -> 16x1) take a few
+// columns beyond half as a half-width tile plus the rest (16x4 = 16x3 + 16x1; 16x5 stays one
+// 16x6 tile, 16x2 one 16x3: two narrow tiles would cost more, since a 16x1 tile is bound by its
+// loads at about two thirds of a 16x3 one; their B is always a padded panel).
 // Calls run.template operator()<K>(j0) for each kernel K, covering columns [j0, j0 + K::nr).
-template <class Kernel, class Run>
+template <class Kernel, bool Spill = false, class Run>
 [[gnu::always_inline]] inline void cover_narrowest(int64_t mr, int64_t nr, Run&& run, int64_t j0 = 0) {
   if constexpr (requires { typename Kernel::HalfRows; typename Kernel::NarrowCols; }) {
     using HalfRows = typename Kernel::HalfRows;
     using Narrow = typename Kernel::NarrowCols;
-    constexpr bool exact = requires { Kernel::exact_edges; };
-    if (HalfRows::mr < Kernel::mr && mr <= HalfRows::mr) return cover_narrowest<HalfRows>(mr, nr, run, j0);
-    if (Narrow::nr < Kernel::nr && nr <= Narrow::nr) return cover_narrowest<Narrow>(mr, nr, run, j0);
-    if (Narrow::nr < Kernel::nr && nr < Kernel::nr && (exact || 2 * (nr - Narrow::nr) <= Narrow::nr)) {
+    if (HalfRows::mr < Kernel::mr && mr <= HalfRows::mr) return cover_narrowest<HalfRows, Spill>(mr, nr, run, j0);
+    if (Narrow::nr < Kernel::nr && nr <= Narrow::nr) return cover_narrowest<Narrow, Spill>(mr, nr, run, j0);
+    bool split;
+    if constexpr (requires { Kernel::exact_edges; }) {
+      constexpr int nv = Kernel::nv;
+      split = !Spill || edge_step_cost(nv, Narrow::nr) + spilling_cover_cost(nv, Narrow::nr, int(nr - Narrow::nr)) <=
+                            edge_step_cost(nv, Kernel::nr);
+    } else {
+      split = 2 * (nr - Narrow::nr) <= Narrow::nr;
+    }
+    if (Narrow::nr < Kernel::nr && nr < Kernel::nr && split) {
       run.template operator()<Narrow>(j0);
-      return cover_narrowest<Narrow>(mr, nr - Narrow::nr, run, j0 + Narrow::nr);
+      return cover_narrowest<Narrow, Spill>(mr, nr - Narrow::nr, run, j0 + Narrow::nr);
     }
   }
   run.template operator()<Kernel>(j0);

@@ -143,9 +143,10 @@ void band_row_tiles(const ConvProblem& p, int64_t C, const float* const* rows, c
     const int64_t live = std::min<int64_t>(NR, OW - ow0);
     for (int64_t i = 0; i < panels; ++i) {
       const float* a = filter_panels + i * depth * MR;
-      // Narrower columns only (MR rows): run_pieces reads A as K's own panels.
+      // Narrower columns only (MR rows): run_pieces reads A as K's own panels. Into whole
+      // tiles a kernel may run past the last pixel where that is cheaper.
       auto tiles = [&](float* ct, int64_t ld) {
-        tile::cover_narrowest<Kernel>(MR, live, [&]<class K>(int64_t j0) {
+        tile::cover_narrowest<Kernel, true>(MR, live, [&]<class K>(int64_t j0) {
           K::run_pieces(R, run, a, rows, (ow0 + j0) * b_js, b_js, ct + j0 * ld, ld, alpha, beta);
         });
       };
