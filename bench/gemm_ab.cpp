@@ -53,6 +53,8 @@ struct Library {
   void (*gemv)(const Handle&, Op, long, long, float, const float*, long, const float*, long, float, float*, long);
   void (*ger)(const Handle&, long, long, float, const float*, long, const float*, long, float*, long);
   void (*syr)(const Handle&, Uplo, long, float, const float*, long, float*, long);
+  void (*batched)(const Handle&, Op, Op, long, long, long, float, const float*, long, long, const float*, long, long,
+                  float, float*, long, long, long);
 };
 
 Library load(const char* path, int threads) {
@@ -80,7 +82,9 @@ Library load(const char* path, int threads) {
       dlsym(so, "_ZN6strata4blas4gemvIfEEvRKNS0_6HandleENS0_2OpEllT_PKS6_lS8_lS6_PS6_l"));
   lib.ger = reinterpret_cast<decltype(lib.ger)>(dlsym(so, "_ZN6strata4blas3gerIfEEvRKNS0_6HandleEllT_PKS5_lS7_lPS5_l"));
   lib.syr = reinterpret_cast<decltype(lib.syr)>(dlsym(so, "_ZN6strata4blas3syrIfEEvRKNS0_6HandleENS0_4UploElT_PKS6_lPS6_l"));
-  if (!lib.syr || !lib.ger || !lib.handle || !lib.set_threads || !lib.gemm || !lib.gemm_i32 || !lib.trsm || !lib.trmm || !lib.syrk ||
+  lib.batched = reinterpret_cast<decltype(lib.batched)>(
+      dlsym(so, "_ZN6strata4blas20gemm_strided_batchedIfEEvRKNS0_6HandleENS0_2OpES5_lllT_PKS6_llS8_llS6_PS6_lll"));
+  if (!lib.batched || !lib.syr || !lib.ger || !lib.handle || !lib.set_threads || !lib.gemm || !lib.gemm_i32 || !lib.trsm || !lib.trmm || !lib.syrk ||
       !lib.symv || !lib.gemv) {
     std::fprintf(stderr, "gemm_ab: %s lacks the entry points this harness calls\n", path);
     std::exit(1);
@@ -128,8 +132,10 @@ int main(int argc, char** argv) {
   // (the lower triangle built below; square shapes only: A is m x m).
   const bool right = std::getenv("AB_SIDE") && std::string(std::getenv("AB_SIDE")) == "right";
   const bool level2 = type == "ssymv" || type == "sgemv_n" || type == "sgemv_t" || type == "sger" || type == "ssyr";
-  if (!integer && !level3 && !level2 && type != "f32" && type != "bf16") {
-    std::fprintf(stderr, "gemm_ab: AB_TYPE must be f32, bf16, u8s8s32, u7s8s32, s8s8s32, strsm, strmm, ssyrk, ssymv, ssyr, sgemv_n, sgemv_t or sger\n");
+  const bool batched = type == "sbatch";
+  const long entries = batched ? std::max(1L, std::atol(std::getenv("AB_BATCH") ? std::getenv("AB_BATCH") : "1000")) : 1;
+  if (!integer && !level3 && !level2 && !batched && type != "f32" && type != "bf16") {
+    std::fprintf(stderr, "gemm_ab: AB_TYPE must be f32, bf16, sbatch, u8s8s32, u7s8s32, s8s8s32, strsm, strmm, ssyrk, ssymv, ssyr, sgemv_n, sgemv_t or sger\n");
     return 2;
   }
   std::printf("# %s\n%-5s %-18s %10s %10s %8s\n", type.c_str(), "ops", "shape", "old G/s", "new G/s", "new/old");
@@ -162,6 +168,14 @@ int main(int argc, char** argv) {
       for (float& v : b) v = dist(rng);
     }
     double flop = 2.0 * double(m) * double(n) * double(k);
+    if (batched) {  // every entry its own operands, one after the other
+      flop *= double(entries);
+      a.resize(std::size_t(m * k * entries));
+      b.resize(std::size_t(k * n * entries));
+      c.resize(std::size_t(m * n * entries));
+      for (float& v : a) v = dist(rng);
+      for (float& v : b) v = dist(rng);
+    }
     std::vector<float> tri, rhs;
     if (type == "strsm" || type == "strmm") {  // a well-conditioned lower triangle, M x N right-hand sides
       flop = double(m) * double(m) * double(n);
@@ -203,6 +217,9 @@ int main(int argc, char** argv) {
           else if (level2)
             libs[l].gemv(libs[l].handle(), type == "sgemv_t" ? Op::T : Op::N, m, n, 1.f, a.data(), m, b.data(), 1, 0.f,
                          c.data(), 1);
+          else if (batched)
+            libs[l].batched(libs[l].handle(), ta, tb, m, n, k, 1.f, a.data(), lda, m * k, b.data(), ldb, k * n, 0.f,
+                            c.data(), ldc, m * n, entries);
           else if (type == "ssyrk")
             libs[l].syrk(libs[l].handle(), Uplo::upper, Op::N, m, k, 1.f, a.data(), m, 0.f, c.data(), m);
           else if (type == "bf16")

@@ -239,6 +239,74 @@ TYPED_TEST(Level3, BatchedGemmMatchesSingleCalls) {
   }
 }
 
+// The batch as one engine call (real types) or one gemm per entry (complex): every entry's
+// bits equal a single gemm's, for each op and storage order, small products split among two
+// threads a whole entry each or larger ones run in turn with both threads, strided entries
+// (some overlapping A and B: stride 0) and pointer arrays alike.
+TYPED_TEST(Level3, BatchedGemmEveryPathMatchesSingleCalls) {
+  using T = TypeParam;
+  struct Shape { int64_t m, n, k, batch; };
+  for (Shape s : {Shape{32, 32, 32, 40}, Shape{5, 3, 7, 9}, Shape{70, 40, 90, 3}, Shape{1, 1, 1, 1}})
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T})
+        for (blas::Order order : {blas::Order::col_major, blas::Order::row_major})
+          for (int threads : {1, 2}) {
+            const bool col = order == blas::Order::col_major;
+            const int64_t a_rows = (ta == Op::N) == col ? s.m : s.k, a_cols = s.m * s.k / a_rows;
+            const int64_t b_rows = (tb == Op::N) == col ? s.k : s.n, b_cols = s.k * s.n / b_rows;
+            const int64_t c_rows = col ? s.m : s.n, c_cols = s.m * s.n / c_rows;
+            const int64_t lda = a_rows + 1, ldb = b_rows + 2, ldc = c_rows + 1;
+            const int64_t sa = lda * a_cols, sb = s.batch > 3 ? 0 : ldb * b_cols, sc = ldc * c_cols;
+            auto A = random_values<T>(size_t(sa * s.batch), 91), B = random_values<T>(size_t(ldb * b_cols * s.batch), 92);
+            const auto C0 = random_values<T>(size_t(sc * s.batch), 93);
+            std::vector<T> strided = C0, arrays = C0;
+            blas::Handle h;
+            h.set_num_threads(threads);
+            blas::gemm_strided_batched<T>(h, order, ta, tb, s.m, s.n, s.k, T(1.5), A.data(), lda, sa, B.data(), ldb, sb,
+                                          T(-0.5), strided.data(), ldc, sc, s.batch);
+            std::vector<const T*> pa, pb;
+            std::vector<T*> pc;
+            for (int64_t i = 0; i < s.batch; ++i) {
+              pa.push_back(A.data() + i * sa), pb.push_back(B.data() + i * sb), pc.push_back(arrays.data() + i * sc);
+            }
+            blas::gemm_batched<T>(h, order, ta, tb, s.m, s.n, s.k, T(1.5), pa.data(), lda, pb.data(), ldb, T(-0.5),
+                                  pc.data(), ldc, s.batch);
+            std::vector<T> single = C0;
+            for (int64_t i = 0; i < s.batch; ++i)
+              blas::gemm<T>(h, order, ta, tb, s.m, s.n, s.k, T(1.5), pa[size_t(i)], lda, pb[size_t(i)], ldb, T(-0.5),
+                            single.data() + i * sc, ldc);
+            ASSERT_TRUE(same_bits(strided, single)) << s.m << "x" << s.n << "x" << s.k << " batch " << s.batch
+                                                    << " ops " << char(ta) << char(tb) << " threads " << threads;
+            ASSERT_TRUE(same_bits(arrays, single));
+          }
+}
+
+// A null entry anywhere in the pointer arrays is reported before any entry is written.
+TYPED_TEST(Level3, BatchedGemmNullEntryWritesNothing) {
+  using T = TypeParam;
+  const int64_t m = 4, n = 4, k = 4, batch = 5;
+  auto A = random_values<T>(size_t(m * k), 94);
+  std::vector<T> C(size_t(m * n * batch), T(7));
+  std::vector<const T*> pa(batch, A.data()), pb(batch, A.data());
+  std::vector<T*> pc;
+  for (int64_t i = 0; i < batch; ++i) pc.push_back(C.data() + i * m * n);
+  for (const char* which : {"A", "B", "C"}) {
+    auto qa = pa, qb = pb;
+    auto qc = pc;
+    if (which[0] == 'A') qa[3] = nullptr;
+    if (which[0] == 'B') qb[3] = nullptr;
+    if (which[0] == 'C') qc[3] = nullptr;
+    blas::Handle h;
+    try {
+      blas::gemm_batched<T>(h, Op::N, Op::N, m, n, k, T(1), qa.data(), m, qb.data(), k, T(0), qc.data(), m, batch);
+      ADD_FAILURE() << "no error for a null " << which;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.argument(), which);
+    }
+    for (const T& v : C) ASSERT_EQ(v, T(7)) << "an entry was written before the null " << which << " was found";
+  }
+}
+
 TYPED_TEST(Level3, MatcopyTransposesAndScales) {
   using T = TypeParam;
   blas::Handle h;

@@ -1,11 +1,15 @@
-// gemm_batched and gemm_strided_batched: one gemm per batch entry. Small problems run one
-// entry per thread (each gemm is itself deterministic, so the results do not depend on how
-// the batch is split); large ones let each gemm use the threads.
+// gemm_batched and gemm_strided_batched. Real types: the whole batch is one engine call
+// (gemm_batch_dispatch), which picks the kernel and operand policy once and fetches each
+// entry's operands while the one before computes; small products run one entry per thread
+// (each gemm is itself deterministic, so the results do not depend on how the batch is split),
+// large ones let each gemm use the threads. Complex types run one gemm per entry.
+// Every argument is checked, every entry's pointers included, before any C is written.
 #include <tuple>
 
 #include "../common/blocking.hpp"
 #include "../common/checks.hpp"
 #include "../common/parallel.hpp"
+#include "../gemm/gemm_dispatch.hpp"
 #include "strata/blas/level3.hpp"
 
 namespace strata::blas {
@@ -14,23 +18,59 @@ namespace {
 
 using namespace detail;
 
-template <class T, class Operands>
-void run_batch(const Handle& h, Order order, Op transa, Op transb, index_t m, index_t n, index_t k, T alpha,
-               index_t lda, index_t ldb, T beta, index_t ldc, index_t batch_count, Operands&& operands) {
-  check_arg(batch_count >= 0, "batch_count", "must be >= 0");
-  if (batch_count == 0) return;
-  auto one = [&](index_t i) {
-    auto [A, B, C] = operands(i);
-    gemm<T>(h, order, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-  };
-  one(0);  // validates the shared arguments before any other entry is written
-  const bool small = m * n * k < level3_small_problem;
-  if (small && batch_count > 1) {
-    parallel_for(batch_count - 1, threads_for(h, batch_count * m * n), [&](int64_t lo, int64_t hi, int) {
-      for (index_t i = lo; i < hi; ++i) one(i + 1);
-    });
+template <class T>
+constexpr bool is_real_v = std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+// The checks gemm makes, once for the shared arguments and for each entry's pointers.
+template <class T>
+bool checked_batch(Order order, Op transa, Op transb, index_t m, index_t n, index_t k, T alpha, index_t lda,
+                   index_t ldb, T beta, index_t ldc, const GemmBatch<T>& b) {
+  check_arg(b.count >= 0, "batch_count", "must be >= 0");
+  check_gemm_shape(order, transa, transb, m, n, k, lda, ldb, ldc);
+  if (b.count == 0 || m == 0 || n == 0) return false;
+  const bool reads_ab = k > 0;
+  if (b.c_array) {
+    for (index_t i = 0; i < b.count; ++i) {
+      check_arg(b.c_array[i] != nullptr, "C", "must not be null (a batch entry)");
+      if (reads_ab) check_arg(b.a_array[i] != nullptr, "A", "must not be null (a batch entry)");
+      if (reads_ab) check_arg(b.b_array[i] != nullptr, "B", "must not be null (a batch entry)");
+    }
   } else {
-    for (index_t i = 1; i < batch_count; ++i) one(i);
+    check_arg(b.c != nullptr, "C", "must not be null");
+    if (reads_ab) check_arg(b.a != nullptr, "A", "must not be null");
+    if (reads_ab) check_arg(b.b != nullptr, "B", "must not be null");
+  }
+  return !((alpha == T(0) || k == 0) && beta == T(1));
+}
+
+template <class T>
+void run_batch(const Handle& h, Order order, Op transa, Op transb, index_t m, index_t n, index_t k, T alpha,
+               index_t lda, index_t ldb, T beta, index_t ldc, GemmBatch<T> b) {
+  if (!checked_batch(order, transa, transb, m, n, k, alpha, lda, ldb, beta, ldc, b)) return;
+  const bool small = m * n * k < level3_small_problem;
+  if constexpr (is_real_v<T>) {
+    b.split = small && b.count > 1 && threads_for(h, b.count * m * n) > 1;
+    if (order == Order::row_major) {
+      // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands.
+      std::swap(b.a, b.b), std::swap(b.stride_a, b.stride_b), std::swap(b.a_array, b.b_array);
+      gemm_batch_dispatch<T>(h, transb, transa, n, m, k, alpha, ldb, lda, beta, ldc, b);
+    } else {
+      gemm_batch_dispatch<T>(h, transa, transb, m, n, k, alpha, lda, ldb, beta, ldc, b);
+    }
+  } else {
+    auto one = [&](index_t i) {
+      const T* A = b.a_array ? b.a_array[i] : b.a + i * b.stride_a;
+      const T* B = b.b_array ? b.b_array[i] : b.b + i * b.stride_b;
+      T* C = b.c_array ? b.c_array[i] : b.c + i * b.stride_c;
+      gemm<T>(h, order, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    };
+    if (small && b.count > 1) {
+      parallel_for(b.count, threads_for(h, b.count * m * n), [&](int64_t lo, int64_t hi, int) {
+        for (index_t i = lo; i < hi; ++i) one(i);
+      });
+    } else {
+      for (index_t i = 0; i < b.count; ++i) one(i);
+    }
   }
 }
 
@@ -45,8 +85,9 @@ void gemm_batched(const Handle& h, Order order, Op transa, Op transb, index_t m,
     check_arg(B != nullptr, "B", "pointer array must not be null");
     check_arg(C != nullptr, "C", "pointer array must not be null");
   }
-  run_batch<T>(h, order, transa, transb, m, n, k, alpha, lda, ldb, beta, ldc, batch_count,
-               [&](index_t i) { return std::tuple{A[i], B[i], C[i]}; });
+  GemmBatch<T> b;
+  b.count = batch_count, b.a_array = A, b.b_array = B, b.c_array = C;
+  run_batch<T>(h, order, transa, transb, m, n, k, alpha, lda, ldb, beta, ldc, b);
 }
 
 template <class T>
@@ -60,9 +101,10 @@ template <class T>
 void gemm_strided_batched(const Handle& h, Order order, Op transa, Op transb, index_t m, index_t n, index_t k, T alpha,
                           const T* A, index_t lda, index_t stride_a, const T* B, index_t ldb, index_t stride_b, T beta,
                           T* C, index_t ldc, index_t stride_c, index_t batch_count) {
-  run_batch<T>(h, order, transa, transb, m, n, k, alpha, lda, ldb, beta, ldc, batch_count, [&](index_t i) {
-    return std::tuple{A + i * stride_a, B + i * stride_b, C + i * stride_c};
-  });
+  GemmBatch<T> b;
+  b.count = batch_count, b.a = A, b.b = B, b.c = C;
+  b.stride_a = stride_a, b.stride_b = stride_b, b.stride_c = stride_c;
+  run_batch<T>(h, order, transa, transb, m, n, k, alpha, lda, ldb, beta, ldc, b);
 }
 
 template <class T>

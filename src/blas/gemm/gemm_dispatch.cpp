@@ -193,6 +193,37 @@ void gemm_dispatch(const Handle& h, Op transa, Op transb, index_t m, index_t n, 
 }
 
 template <class T>
+void gemm_batch_dispatch(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, T alpha,
+                         index_t lda, index_t ldb, T beta, index_t ldc, const GemmBatch<T>& batch) {
+  const GemmKernel<T> kernel = gemm_kernels<T>().select(h.isa());
+  GemmCall<T> call{m, n, k, alpha, batch.a, 1, lda, batch.b, 1, ldb, beta, batch.c, ldc, h.num_threads()};
+  if (transa != Op::N) call.a_rs = lda, call.a_cs = 1;  // real: C and T are the same
+  if (transb != Op::N) call.b_rs = ldb, call.b_cs = 1;
+  call.batch = batch.count;
+  call.stride_a = batch.stride_a, call.stride_b = batch.stride_b, call.stride_c = batch.stride_c;
+  call.a_array = reinterpret_cast<const void* const*>(batch.a_array);
+  call.b_array = reinterpret_cast<const void* const*>(batch.b_array);
+  call.c_array = batch.c_array;
+  call.split_batch = batch.split;
+  if (!verbose(1)) return kernel.run(call);
+  Timer t;
+  kernel.run(call);
+  const double s = t.seconds();
+  std::string line = cat(sizeof(T) == 4 ? "s" : "d", "gemm batch of ", batch.count, " ", op_char(transa),
+                         op_char(transb), " m=", m, " n=", n, " k=", k, " kernel='", kernel.info().name, "' ",
+                         batch.split ? "entries split among " : "each entry on ", call.threads, " thread(s)",
+                         " (best registered kernel for isa=", isa_name(h.isa()), ")");
+  if (verbose(2))
+    line += cat(" time=", s * 1e3, "ms gflops=", 2.0 * double(m) * double(n) * double(k) * double(batch.count) / s * 1e-9);
+  verbose_write("blas", line);
+}
+
+template void gemm_batch_dispatch<float>(const Handle&, Op, Op, index_t, index_t, index_t, float, index_t, index_t,
+                                         float, index_t, const GemmBatch<float>&);
+template void gemm_batch_dispatch<double>(const Handle&, Op, Op, index_t, index_t, index_t, double, index_t, index_t,
+                                          double, index_t, const GemmBatch<double>&);
+
+template <class T>
 void gemm_triangle_dispatch(const Handle& h, bool upper, Op transa, Op transb, index_t n, index_t k, T alpha,
                             const T* A, index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
   const tile::Triangle triangle = upper ? tile::Triangle::upper : tile::Triangle::lower;

@@ -15,6 +15,28 @@ template <class T>
 void gemm_dispatch(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, T alpha,
                    const T* A, index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc);
 
+// A batch of products of one shape (gemm_batched, gemm_strided_batched), real T: entry i's
+// operands at a + i * stride_a, ... or, where the arrays are given, at a_array[i], ... `split`:
+// the entries are divided among the handle's threads, each product on one.
+template <class T>
+struct GemmBatch {
+  index_t count = 0;
+  const T* a = nullptr;
+  const T* b = nullptr;
+  T* c = nullptr;
+  index_t stride_a = 0, stride_b = 0, stride_c = 0;
+  const T* const* a_array = nullptr;
+  const T* const* b_array = nullptr;
+  T* const* c_array = nullptr;
+  bool split = false;
+};
+
+// The batch in one engine call: the kernel, block sizes and operand policy are chosen once, and
+// the next entry's operands are fetched while one computes. Arguments checked, column-major.
+template <class T>
+void gemm_batch_dispatch(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, T alpha,
+                         index_t lda, index_t ldb, T beta, index_t ldc, const GemmBatch<T>& batch);
+
 // C := alpha*op(A)*op(B) + beta*C on the `upper`/lower triangle of the n x n C only, the
 // other entries neither read nor written (real types: the tile engine skips the micro-tiles
 // outside the triangle and merges the ones the diagonal crosses).

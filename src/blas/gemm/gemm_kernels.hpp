@@ -36,6 +36,16 @@ struct GemmCall {
   tile::Triangle triangle = tile::Triangle::none;
   // Real types: op(A) (m == k) or op(B) (k == n) triangular, its other entries never multiplied.
   tile::Triangle a_triangle = tile::Triangle::none, b_triangle = tile::Triangle::none;
+  // A batch of `batch` products of this shape: entry i's operands at a + i * stride_a, b + i *
+  // stride_b, c + i * stride_c (in elements of their stored types), or at a_array[i],
+  // b_array[i], c_array[i] where those are given. split_batch: the entries are divided among
+  // the threads, each product on one (small products); else they run one after the other, each
+  // with all the threads.
+  int64_t batch = 1, stride_a = 0, stride_b = 0, stride_c = 0;
+  const void* const* a_array = nullptr;
+  const void* const* b_array = nullptr;
+  T* const* c_array = nullptr;
+  bool split_batch = false;
 };
 
 struct GemmKernelInfo {

@@ -57,12 +57,46 @@ struct KernelInstance {
     if (c.packing == P::pack_both) policy = tile::PackPolicy{true, true};
     if (c.packing == P::stream_b) policy = tile::PackPolicy{true, false};
     if (c.packing == P::stream_a) policy = tile::PackPolicy{false, true};
-    if (c.epilogue_count == 0) {
-      tile::gemm<Kernel, tile::NoEpilogue, SA, SB>(g, c.threads, blocks(), tile::NoEpilogue{}, policy);
-    } else {
-      tile::EpilogueProgram<T> program{c.epilogue, c.epilogue_count};
-      tile::gemm<Kernel, tile::EpilogueProgram<T>, SA, SB>(g, c.threads, blocks(), program, policy);
-    }
+    auto one = [&](const tile::GemmArgs<T, SA, SB>& e, int threads) {
+      if (c.epilogue_count == 0) {
+        tile::gemm<Kernel, tile::NoEpilogue, SA, SB>(e, threads, blocks(), tile::NoEpilogue{}, policy);
+      } else {
+        tile::EpilogueProgram<T> program{c.epilogue, c.epilogue_count};
+        tile::gemm<Kernel, tile::EpilogueProgram<T>, SA, SB>(e, threads, blocks(), program, policy);
+      }
+    };
+    if (c.batch == 1 && !c.c_array) return one(g, c.threads);
+    run_batch(c, g, one);
+  }
+
+  // The entries of a batch (GemmCall::batch): shape, kernel and blocks resolved once. Each
+  // entry's operands are fetched into L2 while the one before it computes: the entries of a
+  // large batch of small products come from L3 or memory.
+  template <class SA, class SB, class One>
+  static void run_batch(const GemmCall<T>& c, const tile::GemmArgs<T, SA, SB>& g, One&& one) {
+    auto entry = [&](int64_t i) {
+      tile::GemmArgs<T, SA, SB> e = g;
+      e.a.data = c.a_array ? static_cast<const SA*>(c.a_array[i]) : static_cast<const SA*>(c.a) + i * c.stride_a;
+      e.b.data = c.b_array ? static_cast<const SB*>(c.b_array[i]) : static_cast<const SB*>(c.b) + i * c.stride_b;
+      e.c = c.c_array ? c.c_array[i] : c.c + i * c.stride_c;
+      return e;
+    };
+    // Fetching ahead pays only while an entry's operands fit in L2 beside the one computing.
+    const bool fetch = (c.m * c.k * int64_t(sizeof(SA)) + c.k * c.n * int64_t(sizeof(SB))) <= (int64_t(256) << 10);
+    auto range = [&](int64_t lo, int64_t hi, int threads) {
+      for (int64_t i = lo; i < hi; ++i) {
+        if (fetch && i + 1 < hi) {
+          const tile::GemmArgs<T, SA, SB> next = entry(i + 1);
+          tile::prefetch_to_l2(next.a, c.m, c.k);
+          tile::prefetch_to_l2(next.b, c.k, c.n);
+        }
+        one(entry(i), threads);
+      }
+    };
+    if (c.split_batch && c.threads > 1)
+      parallel_for(c.batch, c.threads, [&](int64_t lo, int64_t hi, int) { range(lo, hi, 1); });
+    else
+      range(0, c.batch, c.threads);
   }
 
   static void run(const GemmCall<T>& c) {
