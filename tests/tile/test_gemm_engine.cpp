@@ -200,7 +200,8 @@ TEST(GemmEngine, TinyPathEqualsTheTiledPathBitwise) {
     Handle h;
     h.set_isa(isa);
     for (auto [m, n, k] : {std::array<index_t, 3>{1, 1, 1}, {4, 4, 4}, {8, 8, 8}, {11, 7, 3}, {16, 6, 9},
-                           {17, 13, 24}, {24, 24, 24}, {32, 5, 40}, {3, 23, 17}})
+                           {17, 13, 24}, {24, 24, 24}, {32, 5, 40}, {3, 23, 17}, {32, 32, 32}, {48, 44, 50},
+                           {40, 36, 60}, {16, 16, 16}, {8, 30, 90}, {64, 12, 100}})
       for (Op ta : {Op::N, Op::T})
         for (Op tb : {Op::N, Op::T})
           for (float beta : {0.0f, 0.75f}) {

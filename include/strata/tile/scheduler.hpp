@@ -58,11 +58,13 @@ inline void triangle_columns(Triangle tri, int64_t n, int64_t unit, int p, int p
 // The operand gathered into panels per call while the other is prepacked, if either.
 enum class GatheredAlone { neither, a, b };
 
+inline constexpr double min_part_flops = 0.25e6;
+
 inline Partition plan_partition(int64_t m, int64_t n, int64_t k, int mr, int nr, int threads,
                                 GatheredAlone gathered = GatheredAlone::neither) {
   Partition p;
   const double flops = 2.0 * double(m) * double(n) * double(k);
-  const int useful = int(std::clamp(flops / 0.25e6, 1.0, double(threads)));
+  const int useful = int(std::clamp(flops / min_part_flops, 1.0, double(threads)));
   p.split_n = n >= m;
   // Splitting the gathered operand's dimension needs a few tiles per part to stay balanced.
   if (gathered == GatheredAlone::b && n >= int64_t(4) * nr * useful) p.split_n = true;

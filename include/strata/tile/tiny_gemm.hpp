@@ -1,8 +1,10 @@
 // Tiny products (a few KB of operands): the tiled path's blocking, packing, thread planning and
 // per-tile edge packing cost several times the arithmetic below ~24^3 (8x8x8 ran at 0.4x of
-// OpenBLAS). Here op(A) is packed once, whole, into zero-padded MR panels (no blocks), B is read
-// in place (its last, partial column panel packed and zero-padded), and every
-// C tile is written by the same microkernels as the tiled path (the narrowest that covers it).
+// OpenBLAS). Here op(A) is read in place (contiguous columns close together; a partial last row
+// panel packed) or packed once, whole, into zero-padded MR panels (no blocks), B is read in
+// place (a last, partial column panel the narrower kernels do not cover exactly packed and
+// zero-padded), and every C tile is written by the same microkernels as the tiled path (the
+// narrowest that cover it).
 // With the depth in one k block, each element is the same sum in the same order (then
 // alpha * acc + beta * C), so results equal the tiled path's bit for bit, whichever path a
 // shape takes.
@@ -14,18 +16,22 @@
 #include "strata/tile/blocking.hpp"
 #include "strata/tile/microkernel.hpp"
 #include "strata/tile/operand.hpp"
+#include "strata/tile/scheduler.hpp"
 #include "strata/tile/workspace.hpp"
 
 STRATA_TILE_NS_BEGIN
 
 // Whether tiny_gemm serves this product (operands stored as the compute type; the caller checks
-// that): one k block, and small enough that the tiled path's overheads outweigh the arithmetic
-// (f32 16x6: 20^3 ran 1.5x faster here; from ~24^3 on the tiled path is as fast, and it can
-// use threads).
+// that): one k block, at most two row panels and four column panels, and too small for the
+// tiled path to split among threads (under min_part_flops): the tiled path's blocking, policy
+// and thread planning would only add to the arithmetic. Up to 24^3 while the tiny path packed
+// all of A (f32 16x6: 20^3 ran 1.5x faster here); reading A in place it is the faster path to
+// ~50^3 (AVX-512 f32, in-process: 32^3 1.09x, 40^3 1.06x, 48^3 1.05x, TN 1.04-1.11x).
 template <class Kernel>
 bool tiny_gemm_serves(int64_t m, int64_t n, int64_t k, const BlockSizes& bs) {
   if constexpr (!std::is_floating_point_v<typename Kernel::T>) return false;
-  return k <= bs.kc && m <= 2 * Kernel::mr && n <= 4 * Kernel::nr && m * n * k <= 24 * 24 * 24;
+  return k <= bs.kc && m <= 2 * Kernel::mr && n <= 4 * Kernel::nr &&
+         2.0 * double(m) * double(n) * double(k) < min_part_flops;
 }
 
 // C = alpha * op(A) op(B) + beta * C, then the epilogue over the whole C. Requires k > 0.
@@ -33,10 +39,19 @@ template <class Kernel, class Epilogue, class T>
 void tiny_gemm(int64_t m, int64_t n, int64_t k, T alpha, MatrixView<T> av, MatrixView<T> bv, T beta, T* c,
                int64_t ldc, const Epilogue& epi) {
   constexpr int MR = Kernel::mr, NR = Kernel::nr;
-  const int64_t m_pad = (m + MR - 1) / MR * MR;
+  // op(A) with contiguous columns close together is read in place, all but a partial last row
+  // panel shorter or taller than the half-height kernel; otherwise all of it is packed, as
+  // zero-padded MR panels.
+  int64_t in_place_rows = 0;
+  if (av.rs == 1 && av.cs <= 2 * m + 16) {
+    in_place_rows = m / MR * MR;
+    if constexpr (requires { typename Kernel::HalfRows; })
+      if (m - in_place_rows == Kernel::HalfRows::mr) in_place_rows = m;
+  }
+  const int64_t m_pad = (m - in_place_rows + MR - 1) / MR * MR;
   T* a = static_cast<T*>(thread_pack_buffer(0).get(sizeof(T) * std::size_t((m_pad + NR) * k)));
   T* b_edge = a + m_pad * k;
-  a_operand(av).template pack<MR>(0, m, 0, k, a);  // all of op(A) as zero-padded MR panels
+  if (m_pad > 0) a_operand(av).template pack<MR>(in_place_rows, m - in_place_rows, 0, k, a);
   const ViewOperand<T> b = b_operand(bv);
   alignas(64) T edge[MR * NR];
   for (int64_t j0 = 0; j0 < n; j0 += NR) {
@@ -50,12 +65,15 @@ void tiny_gemm(int64_t m, int64_t n, int64_t k, T alpha, MatrixView<T> av, Matri
     }
     for (int64_t i0 = 0; i0 < m; i0 += MR) {
       const int64_t rows = std::min<int64_t>(MR, m - i0);
+      const bool in_place = i0 < in_place_rows;
+      const T* at = in_place ? av.data + i0 : a + (i0 - in_place_rows) * k;
+      const int64_t a_ps = in_place ? av.cs : MR;
       T* ct = c + i0 + j0 * ldc;
       if (covers_exactly<Kernel>(rows, cols))
-        run_narrowest<Kernel>(rows, cols, k, a + i0 * k, MR, bt, b_ps, b_js, ct, ldc, alpha, beta);
+        run_narrowest<Kernel>(rows, cols, k, at, a_ps, bt, b_ps, b_js, ct, ldc, alpha, beta);
       else
         ragged_tile<MR, NR>(rows, cols, ct, ldc, beta, edge, [&](T* tile_c, int64_t ld) {
-          run_narrowest<Kernel>(rows, cols, k, a + i0 * k, MR, bt, b_ps, b_js, tile_c, ld, alpha, beta);
+          run_narrowest<Kernel>(rows, cols, k, at, a_ps, bt, b_ps, b_js, tile_c, ld, alpha, beta);
         });
     }
   }
