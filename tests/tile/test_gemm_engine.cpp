@@ -197,42 +197,46 @@ TEST(GemmEngine, TinyPathEqualsTheTiledPathBitwise) {
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> d(-1, 1);
   for (Isa isa : isas()) {
-    Handle h;
-    h.set_isa(isa);
-    for (auto [m, n, k] : {std::array<index_t, 3>{1, 1, 1}, {4, 4, 4}, {8, 8, 8}, {11, 7, 3}, {16, 6, 9},
-                           {17, 13, 24}, {24, 24, 24}, {32, 5, 40}, {3, 23, 17}, {32, 32, 32}, {48, 44, 50},
-                           {40, 36, 60}, {16, 16, 16}, {8, 30, 90}, {64, 12, 100}})
-      for (Op ta : {Op::N, Op::T})
-        for (Op tb : {Op::N, Op::T})
-          for (float beta : {0.0f, 0.75f}) {
-            const index_t lda = (ta == Op::N ? m : k) + 1, ldb = (tb == Op::N ? k : n) + 2, ldc = m + 3;
-            std::vector<float> A(size_t(lda * (ta == Op::N ? k : m))), B(size_t(ldb * (tb == Op::N ? n : k)));
-            std::vector<float> C0(size_t(ldc * n));
-            for (auto* v : {&A, &B, &C0})
-              for (auto& x : *v) x = d(rng);
-            if (beta == 0.0f)
-              for (index_t j = 0; j < n; ++j) C0[size_t(j * ldc)] = std::numeric_limits<float>::quiet_NaN();
-            std::vector<float> tiny = C0, tiled = C0;
-            const float alpha = 1.25f;
-            gemm<float>(h, ta, tb, m, n, k, alpha, A.data(), lda, B.data(), ldb, beta, tiny.data(), ldc);
-            lt::MatmulDesc desc;
-            desc.transa = ta, desc.transb = tb;
-            lt::MatrixLayout la{DType::f32, ta == Op::N ? m : k, ta == Op::N ? k : m, lda};
-            lt::MatrixLayout lb{DType::f32, tb == Op::N ? k : n, tb == Op::N ? n : k, ldb};
-            lt::MatrixLayout lc{DType::f32, m, n, ldc};
-            std::vector<lt::Algorithm> algos = lt::heuristics(h, desc, la, lb, lc, lc, {}, 8);
-            const lt::Algorithm* pack_both = nullptr;
-            for (const auto& a : algos)
-              if (a.id == lt::AlgoId::tiled_pack_both) pack_both = &a;
-            ASSERT_NE(pack_both, nullptr);
-            std::vector<char> ws(pack_both->workspace_bytes + 64);
-            lt::matmul(h, desc, &alpha, A.data(), la, B.data(), lb, &beta, tiled.data(), lc, tiled.data(), lc,
-                       pack_both, ws.data(), ws.size());
-            for (std::size_t e = 0; e < tiny.size(); ++e)
-              ASSERT_EQ(std::memcmp(&tiny[e], &tiled[e], sizeof(float)), 0)
-                  << "m=" << m << " n=" << n << " k=" << k << " ops=" << char(ta) << char(tb) << " beta=" << beta
-                  << " isa=" << isa_name(isa) << " element " << e << ": " << tiny[e] << " vs " << tiled[e];
-          }
+    for (int threads : {1, 2}) {  // one thread: the tiny path serves up to 2 MR x 8 NR x KC
+      Handle h;
+      h.set_isa(isa);
+      h.set_num_threads(threads);
+      for (auto [m, n, k] : {std::array<index_t, 3>{1, 1, 1}, {4, 4, 4}, {8, 8, 8}, {11, 7, 3}, {16, 6, 9},
+                             {17, 13, 24}, {24, 24, 24}, {32, 5, 40}, {3, 23, 17}, {32, 32, 32}, {48, 44, 50},
+                             {40, 36, 60}, {16, 16, 16}, {8, 30, 90}, {64, 12, 100}, {64, 64, 64}, {60, 90, 130}})
+        for (Op ta : {Op::N, Op::T})
+          for (Op tb : {Op::N, Op::T})
+            for (float beta : {0.0f, 0.75f}) {
+              const index_t lda = (ta == Op::N ? m : k) + 1, ldb = (tb == Op::N ? k : n) + 2, ldc = m + 3;
+              std::vector<float> A(size_t(lda * (ta == Op::N ? k : m))), B(size_t(ldb * (tb == Op::N ? n : k)));
+              std::vector<float> C0(size_t(ldc * n));
+              for (auto* v : {&A, &B, &C0})
+                for (auto& x : *v) x = d(rng);
+              if (beta == 0.0f)
+                for (index_t j = 0; j < n; ++j) C0[size_t(j * ldc)] = std::numeric_limits<float>::quiet_NaN();
+              std::vector<float> tiny = C0, tiled = C0;
+              const float alpha = 1.25f;
+              gemm<float>(h, ta, tb, m, n, k, alpha, A.data(), lda, B.data(), ldb, beta, tiny.data(), ldc);
+              lt::MatmulDesc desc;
+              desc.transa = ta, desc.transb = tb;
+              lt::MatrixLayout la{DType::f32, ta == Op::N ? m : k, ta == Op::N ? k : m, lda};
+              lt::MatrixLayout lb{DType::f32, tb == Op::N ? k : n, tb == Op::N ? n : k, ldb};
+              lt::MatrixLayout lc{DType::f32, m, n, ldc};
+              std::vector<lt::Algorithm> algos = lt::heuristics(h, desc, la, lb, lc, lc, {}, 8);
+              const lt::Algorithm* pack_both = nullptr;
+              for (const auto& a : algos)
+                if (a.id == lt::AlgoId::tiled_pack_both) pack_both = &a;
+              ASSERT_NE(pack_both, nullptr);
+              std::vector<char> ws(pack_both->workspace_bytes + 64);
+              lt::matmul(h, desc, &alpha, A.data(), la, B.data(), lb, &beta, tiled.data(), lc, tiled.data(), lc,
+                         pack_both, ws.data(), ws.size());
+              for (std::size_t e = 0; e < tiny.size(); ++e)
+                ASSERT_EQ(std::memcmp(&tiny[e], &tiled[e], sizeof(float)), 0)
+                    << "m=" << m << " n=" << n << " k=" << k << " ops=" << char(ta) << char(tb) << " beta=" << beta
+                    << " isa=" << isa_name(isa) << " threads=" << threads << " element " << e << ": " << tiny[e]
+                    << " vs " << tiled[e];
+            }
+    }
   }
 }
 

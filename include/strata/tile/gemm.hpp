@@ -197,7 +197,7 @@ void gemm(const GemmArgs<typename Kernel::T, TA, TB>& g, int threads, const Bloc
   }
   if constexpr (std::is_same_v<T, TA> && std::is_same_v<T, TB>)
     if (!forced && g.triangle == Triangle::none && g.a_triangle == Triangle::none &&
-        g.b_triangle == Triangle::none && tiny_gemm_serves<Kernel>(g.m, g.n, g.k, bs))
+        g.b_triangle == Triangle::none && tiny_gemm_serves<Kernel>(g.m, g.n, g.k, bs, threads))
       return tiny_gemm<Kernel>(g.m, g.n, g.k, g.alpha, g.a, g.b, g.beta, g.c, g.ldc, epi);
   PackPolicy policy = forced ? *forced : choose_pack_policy<Kernel>(g, bs);
   if (g.a.rs != 1) policy.pack_a = true;

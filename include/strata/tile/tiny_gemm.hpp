@@ -22,16 +22,18 @@
 STRATA_TILE_NS_BEGIN
 
 // Whether tiny_gemm serves this product (operands stored as the compute type; the caller checks
-// that): one k block, at most two row panels and four column panels, and too small for the
-// tiled path to split among threads (under min_part_flops): the tiled path's blocking, policy
-// and thread planning would only add to the arithmetic. Up to 24^3 while the tiny path packed
-// all of A (f32 16x6: 20^3 ran 1.5x faster here); reading A in place it is the faster path to
-// ~50^3 (AVX-512 f32, in-process: 32^3 1.09x, 40^3 1.06x, 48^3 1.05x, TN 1.04-1.11x).
+// that): one k block, at most two row panels and eight column panels, and one thread's work --
+// the caller runs on one thread, or the product is too small for the tiled path to split
+// (under min_part_flops): the tiled path's blocking, policy and thread planning would only add
+// to the arithmetic. Up to 24^3 while the tiny path packed all of A (f32 16x6: 20^3 ran 1.5x
+// faster here); reading A in place it is the faster path beyond (AVX-512 f32, in-process,
+// 1 thread: 32^3 1.09-1.15x, 48^3 1.05x, 64^3 1.02-1.03x, 50x90x100 1.09x, 64x96x64 1.03x,
+// TN 1.03-1.11x).
 template <class Kernel>
-bool tiny_gemm_serves(int64_t m, int64_t n, int64_t k, const BlockSizes& bs) {
+bool tiny_gemm_serves(int64_t m, int64_t n, int64_t k, const BlockSizes& bs, int threads) {
   if constexpr (!std::is_floating_point_v<typename Kernel::T>) return false;
-  return k <= bs.kc && m <= 2 * Kernel::mr && n <= 4 * Kernel::nr &&
-         2.0 * double(m) * double(n) * double(k) < min_part_flops;
+  return k <= bs.kc && m <= 2 * Kernel::mr && n <= 8 * Kernel::nr &&
+         (threads == 1 || 2.0 * double(m) * double(n) * double(k) < min_part_flops);
 }
 
 // C = alpha * op(A) op(B) + beta * C, then the epilogue over the whole C. Requires k > 0.
