@@ -197,13 +197,14 @@ TEST(GemmEngine, TinyPathEqualsTheTiledPathBitwise) {
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> d(-1, 1);
   for (Isa isa : isas()) {
-    for (int threads : {1, 2}) {  // one thread: the tiny path serves up to 2 MR x 8 NR x KC
+    for (int threads : {1, 2}) {  // one thread: the tiny path serves up to 8 MR x 24 NR x KC
       Handle h;
       h.set_isa(isa);
       h.set_num_threads(threads);
       for (auto [m, n, k] : {std::array<index_t, 3>{1, 1, 1}, {4, 4, 4}, {8, 8, 8}, {11, 7, 3}, {16, 6, 9},
                              {17, 13, 24}, {24, 24, 24}, {32, 5, 40}, {3, 23, 17}, {32, 32, 32}, {48, 44, 50},
-                             {40, 36, 60}, {16, 16, 16}, {8, 30, 90}, {64, 12, 100}, {64, 64, 64}, {60, 90, 130}})
+                             {40, 36, 60}, {16, 16, 16}, {8, 30, 90}, {64, 12, 100}, {64, 64, 64}, {60, 90, 130},
+                             {128, 100, 120}, {200, 150, 60}})
         for (Op ta : {Op::N, Op::T})
           for (Op tb : {Op::N, Op::T})
             for (float beta : {0.0f, 0.75f}) {

@@ -1,6 +1,7 @@
-// Tiny products (a few KB of operands): the tiled path's blocking, packing, thread planning and
-// per-tile edge packing cost several times the arithmetic below ~24^3 (8x8x8 ran at 0.4x of
-// OpenBLAS). Here op(A) is read in place (contiguous columns close together; a partial last row
+// Products of one block (tiny ones first: the tiled path's blocking, packing, thread planning
+// and per-tile edge packing cost several times the arithmetic below ~24^3, 8x8x8 ran at 0.4x of
+// OpenBLAS; and on one thread every product whose depth is one k block and whose op(A) fits
+// in L2). Here op(A) is read in place (contiguous columns close together; a partial last row
 // panel packed) or packed once, whole, into zero-padded MR panels (no blocks), B is read in
 // place (a last, partial column panel the narrower kernels do not cover exactly packed and
 // zero-padded), and every C tile is written by the same microkernels as the tiled path (the
@@ -22,21 +23,23 @@
 STRATA_TILE_NS_BEGIN
 
 // Whether tiny_gemm serves this product (operands stored as the compute type; the caller checks
-// that): one k block, at most two row panels and eight column panels, and one thread's work --
-// the caller runs on one thread, or the product is too small for the tiled path to split
-// (under min_part_flops): the tiled path's blocking, policy and thread planning would only add
-// to the arithmetic. Up to 24^3 while the tiny path packed all of A (f32 16x6: 20^3 ran 1.5x
-// faster here); reading A in place it is the faster path beyond (AVX-512 f32, in-process,
-// 1 thread: 32^3 1.09-1.15x, 48^3 1.05x, 64^3 1.02-1.03x, 50x90x100 1.09x, 64x96x64 1.03x,
-// TN 1.03-1.11x).
+// that): one k block, at most 8 row panels and 24 column panels (op(A) within L2, each B panel
+// read once), and one thread's work -- the caller runs on one thread, or the product is too
+// small for the tiled path to split (under min_part_flops): the tiled path's blocking, policy,
+// packing and thread planning would only add to the arithmetic. Up to 24^3 while this path
+// packed all of A (f32 16x6: 20^3 ran 1.5x faster here); reading A in place it is the faster
+// path throughout (AVX-512, in-process against the tiled path, 1 thread: f32 32^3 1.09-1.15x,
+// 64^3 1.02-1.03x, 96^3 1.09x, 128^3 1.05x, 256x256x240 1.03x, NT 1.05-1.14x, TN 1.00-1.03x;
+// f64 100^3-128^3 1.07-1.10x; STRATA_ISA=avx2 f32 100^3-128^3 1.04-1.05x).
 template <class Kernel>
 bool tiny_gemm_serves(int64_t m, int64_t n, int64_t k, const BlockSizes& bs, int threads) {
   if constexpr (!std::is_floating_point_v<typename Kernel::T>) return false;
-  return k <= bs.kc && m <= 2 * Kernel::mr && n <= 8 * Kernel::nr &&
+  return k <= bs.kc && m <= 8 * Kernel::mr && n <= 24 * Kernel::nr &&
          (threads == 1 || 2.0 * double(m) * double(n) * double(k) < min_part_flops);
 }
 
-// C = alpha * op(A) op(B) + beta * C, then the epilogue over the whole C. Requires k > 0.
+// C = alpha * op(A) op(B) + beta * C, then the epilogue, column panel by column panel. Requires
+// k > 0.
 template <class Kernel, class Epilogue, class T>
 void tiny_gemm(int64_t m, int64_t n, int64_t k, T alpha, MatrixView<T> av, MatrixView<T> bv, T beta, T* c,
                int64_t ldc, const Epilogue& epi) {
@@ -78,8 +81,9 @@ void tiny_gemm(int64_t m, int64_t n, int64_t k, T alpha, MatrixView<T> av, Matri
           run_narrowest<Kernel>(rows, cols, k, at, a_ps, bt, b_ps, b_js, tile_c, ld, alpha, beta);
         });
     }
+    // The epilogue visits each finished column panel while it is in L1, as the tiled path does.
+    if constexpr (!Epilogue::is_identity) epi(c + j0 * ldc, ldc, 0, j0, m, cols);
   }
-  if constexpr (!Epilogue::is_identity) epi(c, ldc, 0, 0, m, n);
 }
 
 STRATA_TILE_NS_END
