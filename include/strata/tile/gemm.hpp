@@ -135,7 +135,7 @@ BlockSizes streaming_blocks(int64_t m, int64_t k, const BlockSizes& bs, PackPoli
 template <class Kernel, class Epilogue, class AOp, class BOp>
 void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, const AOp& a, const BOp& b,
                    typename Kernel::T beta, typename Kernel::T* c, int64_t ldc, int threads, const BlockSizes& bs,
-                   const Epilogue& epi, PackPolicy policy, Triangles tris = {}) {
+                   const Epilogue& epi, PackPolicy policy, Triangles tris = {}, bool one_block_parts = false) {
   const Triangle tri = tris.c;
   // One operand prepacked (a convolution's prepared filter) and the other gathered into
   // panels per call (an implicit-GEMM image operand: no in-place read exists). A plain matrix
@@ -148,6 +148,18 @@ void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, co
   Partition part = plan_partition(m, n, k, Kernel::mr, Kernel::nr, threads, gathered);
   if (tri != Triangle::none) part.split_n = true, part.unit = Kernel::nr, part.grid_m = part.grid_n = 1;
   const BlockSizes blocks = streaming_blocks<Kernel>(m, k, bs, policy, part.parts, is_prepacked<BOp>);
+  // One part's rectangle of C: the mainloop, or the one-block path where the caller allows it
+  // (plain matrices, no forced policy) and the rectangle is one block (the same bits either way).
+  auto rectangle = [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+    if (m0 >= m1 || n0 >= n1) return;
+    using T = typename Kernel::T;
+    if constexpr (std::is_same_v<AOp, ViewOperand<T>> && std::is_same_v<BOp, ViewOperand<T>>)
+      if (one_block_parts && tiny_gemm_fits<Kernel>(m1 - m0, n1 - n0, k, bs))
+        return tiny_gemm<Kernel>(m1 - m0, n1 - n0, k, alpha, a.shifted(m0).v, b.shifted(n0).v.transposed(), beta,
+                                 c + m0 + n0 * ldc, ldc, epi, m0, n0);
+    Mainloop<Kernel, Epilogue, AOp, BOp>::run(m1 - m0, n1 - n0, k, alpha, a.shifted(m0), b.shifted(n0), beta,
+                                              c + m0 + n0 * ldc, ldc, blocks, policy, epi, m0, n0, tris);
+  };
   auto run_part = [&](int p) {
     int64_t lo, hi;
     if (tri != Triangle::none) {
@@ -165,19 +177,13 @@ void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, co
       int64_t m0, m1, n0, n1;
       piece_range(m, Kernel::mr, p / part.grid_n, part.grid_m, m0, m1);
       piece_range(n, Kernel::nr, p % part.grid_n, part.grid_n, n0, n1);
-      if (m0 >= m1 || n0 >= n1) return;
-      Mainloop<Kernel, Epilogue, AOp, BOp>::run(m1 - m0, n1 - n0, k, alpha, a.shifted(m0), b.shifted(n0), beta,
-                                                c + m0 + n0 * ldc, ldc, blocks, policy, epi, m0, n0, tris);
+      rectangle(m0, m1, n0, n1);
     } else if (part.split_n) {
       part.range(n, p, lo, hi);
-      if (lo >= hi) return;
-      Mainloop<Kernel, Epilogue, AOp, BOp>::run(m, hi - lo, k, alpha, a, b.shifted(lo), beta, c + lo * ldc, ldc,
-                                                blocks, policy, epi, 0, lo, tris);
+      rectangle(0, m, lo, hi);
     } else {
       part.range(m, p, lo, hi);
-      if (lo >= hi) return;
-      Mainloop<Kernel, Epilogue, AOp, BOp>::run(hi - lo, n, k, alpha, a.shifted(lo), b, beta, c + lo, ldc, blocks,
-                                                policy, epi, lo, 0, tris);
+      rectangle(lo, hi, 0, n);
     }
   };
   if (part.parts == 1) run_part(0);
@@ -202,7 +208,8 @@ void gemm(const GemmArgs<typename Kernel::T, TA, TB>& g, int threads, const Bloc
   PackPolicy policy = forced ? *forced : choose_pack_policy<Kernel>(g, bs);
   if (g.a.rs != 1) policy.pack_a = true;
   gemm_operands<Kernel>(g.m, g.n, g.k, g.alpha, a_operand(g.a), b_operand(g.b), g.beta, g.c, g.ldc, threads, bs, epi,
-                        policy, Triangles{g.triangle, g.a_triangle, g.b_triangle});
+                        policy, Triangles{g.triangle, g.a_triangle, g.b_triangle},
+                        !forced && g.a_triangle == Triangle::none && g.b_triangle == Triangle::none);
 }
 
 STRATA_TILE_NS_END

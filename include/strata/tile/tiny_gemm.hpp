@@ -22,27 +22,33 @@
 
 STRATA_TILE_NS_BEGIN
 
-// Whether tiny_gemm serves this product (operands stored as the compute type; the caller checks
-// that): one k block, at most 8 row panels and 24 column panels (op(A) within L2, each B panel
-// read once), and one thread's work -- the caller runs on one thread, or the product is too
-// small for the tiled path to split (under min_part_flops): the tiled path's blocking, policy,
-// packing and thread planning would only add to the arithmetic. Up to 24^3 while this path
+// Whether tiny_gemm fits a product or a thread's part of one (operands stored as the compute
+// type; the caller checks that): one k block, at most 8 row panels and 24 column panels (op(A)
+// within L2, each B panel read once). It serves a whole product that is one thread's work --
+// the caller runs on one thread, or the product is too small for the tiled path to split
+// (under min_part_flops); otherwise the scheduler splits the product and each part that fits
+// runs here (gemm_operands). The tiled path's blocking, policy, packing and thread planning
+// would only add to the arithmetic. Up to 24^3 while this path
 // packed all of A (f32 16x6: 20^3 ran 1.5x faster here); reading A in place it is the faster
 // path throughout (AVX-512, in-process against the tiled path, 1 thread: f32 32^3 1.09-1.15x,
 // 64^3 1.02-1.03x, 96^3 1.09x, 128^3 1.05x, 256x256x240 1.03x, NT 1.05-1.14x, TN 1.00-1.03x;
 // f64 100^3-128^3 1.07-1.10x; STRATA_ISA=avx2 f32 100^3-128^3 1.04-1.05x).
 template <class Kernel>
-bool tiny_gemm_serves(int64_t m, int64_t n, int64_t k, const BlockSizes& bs, int threads) {
+bool tiny_gemm_fits(int64_t m, int64_t n, int64_t k, const BlockSizes& bs) {
   if constexpr (!std::is_floating_point_v<typename Kernel::T>) return false;
-  return k <= bs.kc && m <= 8 * Kernel::mr && n <= 24 * Kernel::nr &&
+  return k <= bs.kc && m <= 8 * Kernel::mr && n <= 24 * Kernel::nr;
+}
+template <class Kernel>
+bool tiny_gemm_serves(int64_t m, int64_t n, int64_t k, const BlockSizes& bs, int threads) {
+  return tiny_gemm_fits<Kernel>(m, n, k, bs) &&
          (threads == 1 || 2.0 * double(m) * double(n) * double(k) < min_part_flops);
 }
 
-// C = alpha * op(A) op(B) + beta * C, then the epilogue, column panel by column panel. Requires
-// k > 0.
+// C = alpha * op(A) op(B) + beta * C, then the epilogue, column panel by column panel; (row0,
+// col0) locate this C in the whole product for the epilogue (a thread's part). Requires k > 0.
 template <class Kernel, class Epilogue, class T>
 void tiny_gemm(int64_t m, int64_t n, int64_t k, T alpha, MatrixView<T> av, MatrixView<T> bv, T beta, T* c,
-               int64_t ldc, const Epilogue& epi) {
+               int64_t ldc, const Epilogue& epi, int64_t row0 = 0, int64_t col0 = 0) {
   constexpr int MR = Kernel::mr, NR = Kernel::nr;
   // op(A) with contiguous columns close together is read in place, all but a partial last row
   // panel shorter or taller than the half-height kernel; otherwise all of it is packed, as
@@ -82,7 +88,7 @@ void tiny_gemm(int64_t m, int64_t n, int64_t k, T alpha, MatrixView<T> av, Matri
         });
     }
     // The epilogue visits each finished column panel while it is in L1, as the tiled path does.
-    if constexpr (!Epilogue::is_identity) epi(c + j0 * ldc, ldc, 0, j0, m, cols);
+    if constexpr (!Epilogue::is_identity) epi(c + j0 * ldc, ldc, row0, col0 + j0, m, cols);
   }
 }
 
