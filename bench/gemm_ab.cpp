@@ -4,7 +4,9 @@
 // alike. Separate processes run one after the other measured ~5% apart on the same build
 // here; two copies of one library in this harness agree within ~1%. Code layout still moves a
 // build by a few percent (hot loops landing differently), so small differences deserve an A/A
-// run (the same library file twice) for scale. bench/compare_builds.sh drives it.
+// run (the same library file twice) for scale. bench/compare_builds.sh drives it. At 2 threads
+// each library has its own pool, whose spinning workers take the core the other needs: compare
+// thread counts with bench/gemm_threads.cpp (one build, one pool) instead.
 // Usage: gemm_ab OLD.so NEW.so ROUNDS OPS THREADS M N K [M N K ...]   (OPS: NN, NT, TN or TT)
 // AB_TYPE=u8s8s32 (A u8 over its full range), u7s8s32 (A below 128: the byte-quad kernel) or
 // s8s8s32 (the same bytes read as s8)

@@ -1,0 +1,57 @@
+// sgemm of one build at 1 and 2 threads (or the counts given in GEMM_THREADS, e.g. "1,2,4"),
+// alternating in one process, one thread pool: the honest way to see what a second thread buys
+// a shape. (bench/gemm_ab loads two builds, each with its own pool; at 2 threads one pool's
+// spinning workers take the core the other needs, so its 2-thread ratios say little.)
+// Build and run against this tree's libraries:
+//   c++ -O2 -std=c++20 -Iinclude bench/gemm_threads.cpp -o build/ab/gemm_threads \
+//       -Lbuild/release/src/blas -Lbuild/release/src/core -lstrata_blas -lstrata_core
+//   LD_LIBRARY_PATH=build/release/src/blas:build/release/src/core:build/release/src/rt \
+//       build/ab/gemm_threads 64 64 64 100 100 100 ...
+// (LD_LIBRARY_PATH pointing at a copy of another build's libstrata_blas.so.0 times that build.)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "strata/blas/level3.hpp"
+
+int main(int argc, char** argv) {
+  using namespace strata::blas;
+  if (argc < 4 || (argc - 1) % 3 != 0) {
+    std::fprintf(stderr, "usage: %s M N K [M N K ...]\n", argv[0]);
+    return 2;
+  }
+  std::vector<int> counts;
+  std::stringstream list(std::getenv("GEMM_THREADS") ? std::getenv("GEMM_THREADS") : "1,2");
+  for (std::string item; std::getline(list, item, ',');) counts.push_back(std::max(1, std::atoi(item.c_str())));
+  std::printf("%-16s", "shape");
+  for (int t : counts) std::printf(" %8d thr", t);
+  std::printf("   GFLOPS (median of 15 rounds)\n");
+  for (int s = 1; s + 2 < argc; s += 3) {
+    const long m = std::atol(argv[s]), n = std::atol(argv[s + 1]), k = std::atol(argv[s + 2]);
+    std::vector<float> a(std::size_t(m * k), 0.5f), b(std::size_t(k * n), 0.25f), c(std::size_t(m * n));
+    const double flop = 2.0 * double(m) * double(n) * double(k);
+    const long calls = std::max(3L, long(2e7 / flop));  // a few ms per turn
+    std::vector<Handle> handles(counts.size());
+    for (std::size_t i = 0; i < counts.size(); ++i) handles[i].set_num_threads(counts[i]);
+    std::vector<std::vector<double>> seconds(counts.size());
+    for (int round = 0; round < 15; ++round)
+      for (std::size_t i = 0; i < counts.size(); ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        for (long r = 0; r < calls; ++r)
+          gemm<float>(handles[i], Op::N, Op::N, m, n, k, 1.f, a.data(), m, b.data(), k, 0.f, c.data(), m);
+        seconds[i].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / calls);
+      }
+    char shape[64];
+    std::snprintf(shape, sizeof shape, "%ldx%ldx%ld", m, n, k);
+    std::printf("%-16s", shape);
+    for (auto& v : seconds) {
+      std::sort(v.begin(), v.end());
+      std::printf(" %12.1f", flop / v[v.size() / 2] * 1e-9);
+    }
+    std::printf("\n");
+  }
+}
