@@ -75,10 +75,9 @@ int64_t a_block_rows(int64_t k, const BlockSizes& bs) {
 //   of the N / NR column panels (64 x 1024 x 64 with lda 1024: packed, 1.4x; trsm's blocks).
 template <class Kernel, class T, class TA, class TB>
 PackPolicy choose_pack_policy(const GemmArgs<T, TA, TB>& g, const BlockSizes& bs) {
-  constexpr int64_t l1_bytes = l1_floor_bytes;
   PackPolicy p;
-  const bool small_b = g.k * g.n * int64_t(sizeof(T)) <= l1_bytes;
-  const bool small_a = g.m * g.k * int64_t(sizeof(T)) <= l1_bytes && g.a.cs <= 2 * g.m + 16;
+  const bool small_b = g.k * g.n * int64_t(sizeof(T)) <= l1_floor_bytes;
+  const bool small_a = g.m * g.k * int64_t(sizeof(T)) <= l1_floor_bytes && g.a.cs <= 2 * g.m + 16;
   const bool few_a_blocks_read_b = g.b.rs == 1 && g.m <= 3 * a_block_rows<Kernel>(g.k, bs);
   p.pack_b = g.m > 2 * Kernel::mr && !small_b && !few_a_blocks_read_b;
   p.pack_a = !((g.n <= Kernel::nr || small_a) && g.a.rs == 1);
