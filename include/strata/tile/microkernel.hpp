@@ -42,9 +42,10 @@ struct MicroKernel {
 
   // Independent accumulator sets the k loop rotates through. Covering the FMA latency takes
   // about 8 accumulators in flight (4 cycles x 2 FMAs per cycle); the narrow edge kernels
-  // (16x3, 16x1, 8x6 on AVX2) have fewer, so their steps alternate between sets, added in a
-  // fixed order at the end (the same for every call: results stay deterministic). A 16x1 edge
-  // column ran at a quarter of the FMA rate with one set. Full tiles keep one set.
+  // (16x2, 16x1 on AVX2; 32x2, 32x1 on AVX-512) have fewer, so their steps alternate between
+  // sets, added in a fixed order at the end (the same for every call: results stay
+  // deterministic). A 16x1 edge column ran at a quarter of the FMA rate with one set. Full
+  // tiles keep one set.
   // Below this depth the extra sets' zeroing and final adds cost more than they hide (32^3:
   // 59 -> 62 GFLOPS with one set there).
   static constexpr int64_t chained_min_depth = 48;
