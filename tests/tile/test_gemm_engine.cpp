@@ -190,6 +190,28 @@ TEST(GemmEngine, BetaZeroDoesNotReadC) {
   }
 }
 
+namespace {
+
+// The same sgemm through the Lt matmul forced onto the tiled path with both operands packed
+// (the reference path for the bitwise comparisons below). Returns false if no such algorithm.
+bool sgemm_tiled_pack_both(const Handle& h, Op ta, Op tb, index_t m, index_t n, index_t k, float alpha,
+                           const float* A, index_t lda, const float* B, index_t ldb, float beta, float* C, index_t ldc) {
+  lt::MatmulDesc desc;
+  desc.transa = ta, desc.transb = tb;
+  lt::MatrixLayout la{DType::f32, ta == Op::N ? m : k, ta == Op::N ? k : m, lda};
+  lt::MatrixLayout lb{DType::f32, tb == Op::N ? k : n, tb == Op::N ? n : k, ldb};
+  lt::MatrixLayout lc{DType::f32, m, n, ldc};
+  for (const lt::Algorithm& a : lt::heuristics(h, desc, la, lb, lc, lc, {}, 8))
+    if (a.id == lt::AlgoId::tiled_pack_both) {
+      std::vector<char> ws(a.workspace_bytes + 64);
+      lt::matmul(h, desc, &alpha, A, la, B, lb, &beta, C, lc, C, lc, &a, ws.data(), ws.size());
+      return true;
+    }
+  return false;
+}
+
+}  // namespace
+
 // Tiny products skip the tiled path's blocking and packing (tile/tiny_gemm.hpp) but must give
 // its results bit for bit: compared with the Lt matmul forced onto the tiled path, over every
 // op pair, ISA, ragged rows/columns, alpha/beta, and with NaN in C when beta == 0.
@@ -218,19 +240,8 @@ TEST(GemmEngine, TinyPathEqualsTheTiledPathBitwise) {
               std::vector<float> tiny = C0, tiled = C0;
               const float alpha = 1.25f;
               gemm<float>(h, ta, tb, m, n, k, alpha, A.data(), lda, B.data(), ldb, beta, tiny.data(), ldc);
-              lt::MatmulDesc desc;
-              desc.transa = ta, desc.transb = tb;
-              lt::MatrixLayout la{DType::f32, ta == Op::N ? m : k, ta == Op::N ? k : m, lda};
-              lt::MatrixLayout lb{DType::f32, tb == Op::N ? k : n, tb == Op::N ? n : k, ldb};
-              lt::MatrixLayout lc{DType::f32, m, n, ldc};
-              std::vector<lt::Algorithm> algos = lt::heuristics(h, desc, la, lb, lc, lc, {}, 8);
-              const lt::Algorithm* pack_both = nullptr;
-              for (const auto& a : algos)
-                if (a.id == lt::AlgoId::tiled_pack_both) pack_both = &a;
-              ASSERT_NE(pack_both, nullptr);
-              std::vector<char> ws(pack_both->workspace_bytes + 64);
-              lt::matmul(h, desc, &alpha, A.data(), la, B.data(), lb, &beta, tiled.data(), lc, tiled.data(), lc,
-                         pack_both, ws.data(), ws.size());
+              ASSERT_TRUE(sgemm_tiled_pack_both(h, ta, tb, m, n, k, alpha, A.data(), lda, B.data(), ldb, beta,
+                                                tiled.data(), ldc));
               for (std::size_t e = 0; e < tiny.size(); ++e)
                 ASSERT_EQ(std::memcmp(&tiny[e], &tiled[e], sizeof(float)), 0)
                     << "m=" << m << " n=" << n << " k=" << k << " ops=" << char(ta) << char(tb) << " beta=" << beta
@@ -264,16 +275,8 @@ TEST(GemmEngine, EdgeColumnsInPlaceEqualPackedBitwise) {
             std::vector<float> in_place = C0, packed = C0;
             const float alpha = 1.0f;
             gemm<float>(h, Op::N, Op::N, m, n, k, alpha, A.data(), lda, B.data(), ldb, beta, in_place.data(), ldc);
-            lt::MatmulDesc desc;
-            lt::MatrixLayout la{DType::f32, m, k, lda}, lb{DType::f32, k, n, ldb}, lc{DType::f32, m, n, ldc};
-            const lt::Algorithm* pack_both = nullptr;
-            std::vector<lt::Algorithm> algos = lt::heuristics(h, desc, la, lb, lc, lc, {}, 8);
-            for (const auto& a : algos)
-              if (a.id == lt::AlgoId::tiled_pack_both) pack_both = &a;
-            ASSERT_NE(pack_both, nullptr);
-            std::vector<char> ws(pack_both->workspace_bytes + 64);
-            lt::matmul(h, desc, &alpha, A.data(), la, B.data(), lb, &beta, packed.data(), lc, packed.data(), lc,
-                       pack_both, ws.data(), ws.size());
+            ASSERT_TRUE(sgemm_tiled_pack_both(h, Op::N, Op::N, m, n, k, alpha, A.data(), lda, B.data(), ldb, beta,
+                                              packed.data(), ldc));
             for (std::size_t e = 0; e < in_place.size(); ++e)
               ASSERT_EQ(std::memcmp(&in_place[e], &packed[e], sizeof(float)), 0)
                   << "m=" << m << " n=" << n << " k=" << k << " beta=" << beta << " isa=" << isa_name(isa)
