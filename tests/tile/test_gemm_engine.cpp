@@ -14,6 +14,7 @@
 #include "strata/blas/level3.hpp"
 #include "strata/blas/lt.hpp"
 #include "strata/tile/scheduler.hpp"
+#include "strata/core/log.hpp"
 #include "strata/core/status.hpp"
 
 using namespace strata;
@@ -285,6 +286,32 @@ TEST(GemmEngine, EdgeColumnsInPlaceEqualPackedBitwise) {
               ASSERT_EQ(in_place[size_t(i + n * ldc)], C0[size_t(i + n * ldc)]) << "column n written, n=" << n;
           }
   }
+}
+
+// STRATA_VERBOSE=1 says which way the engine ran a product: the one-block path (on one thread
+// a product of one k block), the tiled path with its blocks and parts (each part one block when
+// they fit), or C only scaled.
+TEST(GemmEngine, VerboseTraceNamesTheRoute) {
+  auto trace = [](int threads, index_t m, index_t n, index_t k, float alpha) {
+    std::vector<float> A(size_t(m * k), 1.0f), B(size_t(k * n), 1.0f), C(size_t(m * n), 0.0f);
+    Handle h;
+    h.set_num_threads(threads);
+    testing::internal::CaptureStderr();
+    set_verbose_level(1);
+    gemm<float>(h, Op::N, Op::N, m, n, k, alpha, A.data(), m, B.data(), k, 0.0f, C.data(), m);
+    set_verbose_level(0);
+    return testing::internal::GetCapturedStderr();
+  };
+  std::string t = trace(1, 32, 32, 32, 1.0f);
+  EXPECT_NE(t.find("path=one-block"), std::string::npos) << t;
+  t = trace(1, 300, 300, 1000, 1.0f);  // depth beyond one k block
+  EXPECT_NE(t.find("path=tiled blocks mc="), std::string::npos) << t;
+  EXPECT_NE(t.find("parts=1"), std::string::npos) << t;
+  EXPECT_EQ(t.find("each part one block"), std::string::npos) << t;
+  t = trace(2, 32, 180, 100, 1.0f);  // 1.2 MFLOP: two parts of 32 x 90, one block on every ISA
+  EXPECT_NE(t.find("parts=2 (each part one block)"), std::string::npos) << t;
+  t = trace(1, 8, 8, 8, 0.0f);
+  EXPECT_NE(t.find("path=scale-only"), std::string::npos) << t;
 }
 
 TEST(GemmEngine, NaNAndInfPropagate) {

@@ -3,6 +3,7 @@
 // instantiation; Epilogue = NoEpilogue or a composition from epilogue.hpp.
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <type_traits>
@@ -134,7 +135,8 @@ BlockSizes streaming_blocks(int64_t m, int64_t k, const BlockSizes& bs, PackPoli
 template <class Kernel, class Epilogue, class AOp, class BOp>
 void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, const AOp& a, const BOp& b,
                    typename Kernel::T beta, typename Kernel::T* c, int64_t ldc, int threads, const BlockSizes& bs,
-                   const Epilogue& epi, PackPolicy policy, Triangles tris = {}, bool one_block_parts = false) {
+                   const Epilogue& epi, PackPolicy policy, Triangles tris = {}, bool one_block_parts = false,
+                   GemmRoute* route = nullptr) {
   const Triangle tri = tris.c;
   // One operand prepacked (a convolution's prepared filter) and the other gathered into
   // panels per call (an implicit-GEMM image operand: no in-place read exists). A plain matrix
@@ -149,13 +151,16 @@ void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, co
   const BlockSizes blocks = streaming_blocks<Kernel>(m, k, bs, policy, part.parts, is_prepacked<BOp>);
   // One part's rectangle of C: the mainloop, or the one-block path where the caller allows it
   // (plain matrices, no forced policy) and the rectangle is one block (the same bits either way).
+  std::atomic<bool> ran_one_block{false};
   auto rectangle = [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
     if (m0 >= m1 || n0 >= n1) return;
     using T = typename Kernel::T;
     if constexpr (std::is_same_v<AOp, ViewOperand<T>> && std::is_same_v<BOp, ViewOperand<T>>)
-      if (one_block_parts && tiny_gemm_fits<Kernel>(m1 - m0, n1 - n0, k, bs))
+      if (one_block_parts && tiny_gemm_fits<Kernel>(m1 - m0, n1 - n0, k, bs)) {
+        ran_one_block.store(true, std::memory_order_relaxed);
         return tiny_gemm<Kernel>(m1 - m0, n1 - n0, k, alpha, a.shifted(m0).v, b.shifted(n0).v.transposed(), beta,
                                  c + m0 + n0 * ldc, ldc, epi, m0, n0);
+      }
     Mainloop<Kernel, Epilogue, AOp, BOp>::run(m1 - m0, n1 - n0, k, alpha, a.shifted(m0), b.shifted(n0), beta,
                                               c + m0 + n0 * ldc, ldc, blocks, policy, epi, m0, n0, tris);
   };
@@ -187,28 +192,33 @@ void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, co
   };
   if (part.parts == 1) run_part(0);
   else parallel_run(part.parts, run_part);
+  if (route) *route = {GemmRoute::Path::tiled, part.parts, ran_one_block.load(std::memory_order_relaxed)};
 }
 
 // `forced`: operand handling chosen by the caller (an Lt algorithm); default: by shape.
-// Streaming A in place needs op(A) with unit row stride and is ignored otherwise.
+// Streaming A in place needs op(A) with unit row stride and is ignored otherwise. `route`, if
+// given, says which way the product ran (for traces).
 template <class Kernel, class Epilogue = NoEpilogue, class TA = typename Kernel::T, class TB = typename Kernel::T>
 void gemm(const GemmArgs<typename Kernel::T, TA, TB>& g, int threads, const BlockSizes& bs, const Epilogue& epi = {},
-          std::optional<PackPolicy> forced = std::nullopt) {
+          std::optional<PackPolicy> forced = std::nullopt, GemmRoute* route = nullptr) {
   using T = typename Kernel::T;
   if (g.m <= 0 || g.n <= 0) return;
   if (g.k == 0 || g.alpha == T(0)) {
+    if (route) route->path = GemmRoute::Path::scale;
     scale_c(g, epi);
     return;
   }
   if constexpr (std::is_same_v<T, TA> && std::is_same_v<T, TB>)
     if (!forced && g.triangle == Triangle::none && g.a_triangle == Triangle::none &&
-        g.b_triangle == Triangle::none && tiny_gemm_serves<Kernel>(g.m, g.n, g.k, bs, threads))
+        g.b_triangle == Triangle::none && tiny_gemm_serves<Kernel>(g.m, g.n, g.k, bs, threads)) {
+      if (route) *route = {GemmRoute::Path::one_block, 1, false};
       return tiny_gemm<Kernel>(g.m, g.n, g.k, g.alpha, g.a, g.b, g.beta, g.c, g.ldc, epi);
+    }
   PackPolicy policy = forced ? *forced : choose_pack_policy<Kernel>(g, bs);
   if (g.a.rs != 1) policy.pack_a = true;
   gemm_operands<Kernel>(g.m, g.n, g.k, g.alpha, a_operand(g.a), b_operand(g.b), g.beta, g.c, g.ldc, threads, bs, epi,
                         policy, Triangles{g.triangle, g.a_triangle, g.b_triangle},
-                        !forced && g.a_triangle == Triangle::none && g.b_triangle == Triangle::none);
+                        !forced && g.a_triangle == Triangle::none && g.b_triangle == Triangle::none, route);
 }
 
 STRATA_TILE_NS_END

@@ -25,6 +25,15 @@ struct Triangles {
   Triangle c = Triangle::none, a = Triangle::none, b = Triangle::none;
 };
 
+// Which way the engine ran a product, for traces: C only scaled (alpha or k zero), the
+// one-block path (tiny_gemm.hpp), or the tiled path in `parts` parts, of which those that fit
+// one block ran on the one-block path (`one_block_parts`).
+struct GemmRoute {
+  enum class Path : uint8_t { scale, one_block, tiled } path = Path::tiled;
+  int parts = 1;
+  bool one_block_parts = false;
+};
+
 // Rows [lo, hi) of column j of an m-row C that `t` leaves (all of them for none; m == n otherwise).
 inline void triangle_rows(Triangle t, int64_t m, int64_t j, int64_t& lo, int64_t& hi) {
   lo = t == Triangle::lower ? (j < m ? j : m) : 0;

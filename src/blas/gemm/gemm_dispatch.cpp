@@ -19,6 +19,16 @@ namespace {
 
 char op_char(Op o) { return char(o); }
 
+// The engine's route for a trace line: the one-block path, or the tiled path's block sizes and
+// parts (and whether those parts were single blocks).
+std::string route_text(const tile::GemmRoute& r, const GemmKernelInfo& info) {
+  using P = tile::GemmRoute::Path;
+  if (r.path == P::scale) return "path=scale-only (alpha or k is zero)";
+  if (r.path == P::one_block) return "path=one-block (operands in place, one k block)";
+  return cat("path=tiled blocks mc=", info.mc, " kc=", info.kc, " nc=", info.nc, " parts=", r.parts,
+             r.one_block_parts ? " (each part one block)" : "");
+}
+
 template <class T>
 void run_real(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, T alpha, const T* A,
               index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc, bool trace = true,
@@ -31,6 +41,8 @@ void run_real(const Handle& h, Op transa, Op transb, index_t m, index_t n, index
   if (transa != Op::N) call.a_rs = lda, call.a_cs = 1;  // real: C and T are the same
   if (transb != Op::N) call.b_rs = ldb, call.b_cs = 1;
   if (!trace || !verbose(1)) return kernel.run(call);
+  tile::GemmRoute route;
+  call.route = &route;
   Timer t;
   kernel.run(call);
   const double s = t.seconds();
@@ -43,8 +55,8 @@ void run_real(const Handle& h, Op transa, Op transb, index_t m, index_t n, index
                          ? (operand == tile::Triangle::upper ? " (op(A) upper triangular)" : " (op(A) lower triangular)")
                          : (operand == tile::Triangle::upper ? " (op(B) upper triangular)" : " (op(B) lower triangular)");
   std::string line = cat(sizeof(T) == 4 ? "s" : "d", "gemm", part, " ", op_char(transa), op_char(transb), " m=", m, " n=", n,
-                         " k=", k, " kernel='", info.name, "' blocks mc=", info.mc, " kc=", info.kc, " nc=", info.nc,
-                         " threads=", call.threads, " (best registered kernel for isa=", isa_name(h.isa()), ")");
+                         " k=", k, " kernel='", info.name, "' ", route_text(route, info), " threads=", call.threads,
+                         " (best registered kernel for isa=", isa_name(h.isa()), ")");
   if (verbose(2)) line += cat(" time=", s * 1e3, "ms gflops=", 2.0 * double(m) * double(n) * double(k) / s * 1e-9);
   verbose_write("blas", line);
 }
@@ -206,11 +218,15 @@ void gemm_batch_dispatch(const Handle& h, Op transa, Op transb, index_t m, index
   call.c_array = batch.c_array;
   call.split_batch = batch.split;
   if (!verbose(1)) return kernel.run(call);
+  tile::GemmRoute route;
+  call.route = &route;
   Timer t;
   kernel.run(call);
   const double s = t.seconds();
+  const GemmKernelInfo info = kernel.info();
   std::string line = cat(sizeof(T) == 4 ? "s" : "d", "gemm batch of ", batch.count, " ", op_char(transa),
-                         op_char(transb), " m=", m, " n=", n, " k=", k, " kernel='", kernel.info().name, "' ",
+                         op_char(transb), " m=", m, " n=", n, " k=", k, " kernel='", info.name, "' ",
+                         route_text(route, info), " (first entry), ",
                          batch.split ? "entries split among " : "each entry on ", call.threads, " thread(s)",
                          " (best registered kernel for isa=", isa_name(h.isa()), ")");
   if (verbose(2))

@@ -46,6 +46,8 @@ struct GemmCall {
   const void* const* b_array = nullptr;
   T* const* c_array = nullptr;
   bool split_batch = false;
+  // Filled, if given, with the way the engine ran the product (batch: the first entry), for traces.
+  tile::GemmRoute* route = nullptr;
 };
 
 struct GemmKernelInfo {

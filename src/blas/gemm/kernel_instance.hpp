@@ -57,15 +57,15 @@ struct KernelInstance {
     if (c.packing == P::pack_both) policy = tile::PackPolicy{true, true};
     if (c.packing == P::stream_b) policy = tile::PackPolicy{true, false};
     if (c.packing == P::stream_a) policy = tile::PackPolicy{false, true};
-    auto one = [&](const tile::GemmArgs<T, SA, SB>& e, int threads) {
+    auto one = [&](const tile::GemmArgs<T, SA, SB>& e, int threads, tile::GemmRoute* route) {
       if (c.epilogue_count == 0) {
-        tile::gemm<Kernel, tile::NoEpilogue, SA, SB>(e, threads, blocks(), tile::NoEpilogue{}, policy);
+        tile::gemm<Kernel, tile::NoEpilogue, SA, SB>(e, threads, blocks(), tile::NoEpilogue{}, policy, route);
       } else {
         tile::EpilogueProgram<T> program{c.epilogue, c.epilogue_count};
-        tile::gemm<Kernel, tile::EpilogueProgram<T>, SA, SB>(e, threads, blocks(), program, policy);
+        tile::gemm<Kernel, tile::EpilogueProgram<T>, SA, SB>(e, threads, blocks(), program, policy, route);
       }
     };
-    if (c.batch == 1 && !c.c_array) return one(g, c.threads);
+    if (c.batch == 1 && !c.c_array) return one(g, c.threads, c.route);
     run_batch(c, g, one);
   }
 
@@ -92,7 +92,7 @@ struct KernelInstance {
           tile::prefetch_to_l2(next.a, c.m, c.k);
           tile::prefetch_to_l2(next.b, c.k, c.n);
         }
-        one(entry(i), threads);
+        one(entry(i), threads, i == 0 ? c.route : nullptr);
       }
     };
     if (c.split_batch && c.threads > 1)
