@@ -168,6 +168,25 @@ TEST(Lt, HeuristicsRankByShapeWithReasons) {
   EXPECT_FALSE(skinny[0].reason.empty());
   auto square = heuristics(Handle{}, desc, layout(512, 512), layout(512, 512), layout(512, 512), layout(512, 512));
   EXPECT_EQ(square[0].id, AlgoId::tiled_pack_both);
+  // One k block and a C of a few register tiles: the one-block path first; not for a deep product.
+  auto one_block = heuristics(Handle{}, desc, layout(64, 64), layout(64, 64), layout(64, 64), layout(64, 64));
+  EXPECT_EQ(one_block[0].id, AlgoId::one_block);
+  EXPECT_NE(one_block[0].reason.find("one k block"), std::string::npos) << one_block[0].reason;
+  auto deep = heuristics(Handle{}, desc, layout(64, 4096), layout(4096, 64), layout(64, 64), layout(64, 64));
+  for (const auto& algo : deep) EXPECT_NE(algo.id, AlgoId::one_block);
+  {  // every candidate of the small product gives the same bits
+    std::mt19937 rng(4);
+    std::vector<float> A(64 * 64), B(64 * 64), D1(64 * 64), D2(64 * 64);
+    for (auto& x : A) x = float(rng() % 7) - 3.5f;
+    for (auto& x : B) x = float(rng() % 5) - 2.25f;
+    const float one = 1, zero = 0;
+    MatrixLayout l = layout(64, 64);
+    matmul(Handle{}, desc, &one, A.data(), l, B.data(), l, &zero, nullptr, l, D1.data(), l, &one_block[0]);
+    for (auto& algo : one_block) {
+      matmul(Handle{}, desc, &one, A.data(), l, B.data(), l, &zero, nullptr, l, D2.data(), l, &algo);
+      EXPECT_EQ(std::memcmp(D1.data(), D2.data(), D1.size() * sizeof(float)), 0) << algo.name;
+    }
+  }
   MatrixLayout small = layout(32, 32);
   small.batch_count = 1000, small.batch_stride = 1024;
   Handle h;

@@ -74,7 +74,7 @@ struct Preference {
   std::size_t max_workspace_bytes = std::numeric_limits<std::size_t>::max();
 };
 
-enum class AlgoId : int { tiled_pack_both = 0, tiled_stream_b = 1, tiled_stream_a = 2, batch_parallel = 3 };
+enum class AlgoId : int { tiled_pack_both = 0, tiled_stream_b = 1, tiled_stream_a = 2, batch_parallel = 3, one_block = 4 };
 
 struct Algorithm {
   AlgoId id;

@@ -25,6 +25,10 @@ struct Triangles {
   Triangle c = Triangle::none, a = Triangle::none, b = Triangle::none;
 };
 
+// The largest product the one-block path (tiny_gemm.hpp) takes, in register tiles: op(A)
+// within L2 at one k block, each B panel read once.
+inline constexpr int one_block_row_tiles = 8, one_block_col_tiles = 24;
+
 // Which way the engine ran a product, for traces: C only scaled (alpha or k zero), the
 // one-block path (tiny_gemm.hpp), or the tiled path in `parts` parts, of which those that fit
 // one block ran on the one-block path (`one_block_parts`).

@@ -36,7 +36,7 @@ STRATA_TILE_NS_BEGIN
 template <class Kernel>
 bool tiny_gemm_fits(int64_t m, int64_t n, int64_t k, const BlockSizes& bs) {
   if constexpr (!std::is_floating_point_v<typename Kernel::T>) return false;
-  return k <= bs.kc && m <= 8 * Kernel::mr && n <= 24 * Kernel::nr;
+  return k <= bs.kc && m <= one_block_row_tiles * Kernel::mr && n <= one_block_col_tiles * Kernel::nr;
 }
 template <class Kernel>
 bool tiny_gemm_serves(int64_t m, int64_t n, int64_t k, const BlockSizes& bs, int threads) {

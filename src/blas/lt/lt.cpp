@@ -170,6 +170,11 @@ std::vector<Algorithm> rank(const Handle& h, const MatmulDesc& desc, const Matri
       add(0.4, AlgoId::tiled_stream_a, "tiled_stream_a", narrow ? tile_bytes : 0,
           cat("reads A in place; slower than packing when N=", s.n, " > ", ki.nr));
   }
+  if (s.k <= ki.kc && s.m <= tile::one_block_row_tiles * ki.mr && s.n <= tile::one_block_col_tiles * ki.nr)
+    add(2.5, AlgoId::one_block, "one_block", narrow ? tile_bytes : 0,
+        cat("K=", s.k, " is one k block (KC=", ki.kc, ") and C at most ", tile::one_block_row_tiles, "x",
+            tile::one_block_col_tiles, " register tiles: operands read in place, no blocking or packing (each "
+            "thread's part too), ", kern));
   if (s.batch >= 2) {
     const bool small = flops <= 2.0 * 128 * 128 * 128;
     add(small && s.batch >= threads ? 3.0 : 0.3, AlgoId::batch_parallel, "batch_parallel",
