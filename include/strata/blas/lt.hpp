@@ -74,7 +74,14 @@ struct Preference {
   std::size_t max_workspace_bytes = std::numeric_limits<std::size_t>::max();
 };
 
-enum class AlgoId : int { tiled_pack_both = 0, tiled_stream_b = 1, tiled_stream_a = 2, batch_parallel = 3, one_block = 4 };
+enum class AlgoId : int {
+  tiled_pack_both = 0,
+  tiled_stream_b = 1,
+  tiled_stream_a = 2,
+  batch_parallel = 3,
+  one_block = 4,
+  tiled_auto = 5,  // the engine's own per-shape operand policy, as blas::gemm uses
+};
 
 struct Algorithm {
   AlgoId id;

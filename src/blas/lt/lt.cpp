@@ -153,8 +153,12 @@ std::vector<Algorithm> rank(const Handle& h, const MatmulDesc& desc, const Matri
     scored.push_back({score, Algorithm{id, name, ws, std::move(why)}});
   };
   const std::string kern = cat("kernel ", ki.name, " (", ki.mr, "x", ki.nr, ")");
+  add(1.5, AlgoId::tiled_auto, "tiled_auto", narrow ? tile_bytes : 0,
+      cat("general shape: the engine's own operand policy, as gemm uses (B read in place while at most three "
+          "row blocks of A read it or it fits L1, A in place when small with close columns, else packed into "
+          "MCxKC / KCxNC cache blocks), ", kern));
   add(1.0, AlgoId::tiled_pack_both, "tiled_pack_both", narrow ? tile_bytes : 0,
-      cat("general shape: pack A and B into MCxKC / KCxNC cache blocks, ", kern));
+      cat("pack A and B into MCxKC / KCxNC cache blocks whatever the shape, ", kern));
   if (s.m <= 2 * ki.mr)
     add(2.0, AlgoId::tiled_stream_b, "tiled_stream_b", narrow ? tile_bytes : 0,
         cat("M=", s.m, " is at most two register tiles: B is used by so few rows that packing it costs more than "
