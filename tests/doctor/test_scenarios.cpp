@@ -43,6 +43,12 @@ DoctorOptions quick() {
   return o;
 }
 
+// A python3 on the fixture's PATH that answers the framework probe with `json`.
+void python_answering(FixtureTree& t, const std::string& json) {
+  t.write("/usr/bin/python3", "#!/bin/sh\necho '" + json + "'\n");
+  chmod((t.root() + "/usr/bin/python3").c_str(), 0755);
+}
+
 }  // namespace
 
 TEST(DoctorScenario, HealthyMachineWithDriverApiChild) {
@@ -253,11 +259,9 @@ TEST(DoctorScenario, DriverApiErrorAndHangInChild) {
 TEST(DoctorScenario, FrameworkAskedThroughPythonChild) {
   FixtureTree t;
   healthy_machine(t);
-  t.write("/usr/bin/python3",
-          std::string("#!/bin/sh\necho '{\"frameworks\":[{\"package\":\"torch\",\"version\":\"2.8.0+cu128\",\"cuda\":\"12.8\","
+  python_answering(t, "{\"frameworks\":[{\"package\":\"torch\",\"version\":\"2.8.0+cu128\",\"cuda\":\"12.8\","
                       "\"cudnn\":\"91002\",\"arch_list\":[\"sm_75\",\"sm_80\",\"sm_90\",\"sm_100\",\"sm_120\"],\"available\":false,"
-                      "\"reason\":\"CUDA driver initialization failed\"}],\"nvidia_wheels\":[\"nvidia-cudnn-cu12==9.10.2.21\"]}'\n"));
-  chmod((t.root() + "/usr/bin/python3").c_str(), 0755);
+                      "\"reason\":\"CUDA driver initialization failed\"}],\"nvidia_wheels\":[\"nvidia-cudnn-cu12==9.10.2.21\"]}");
   DoctorOptions o = quick();
   o.probe_python = true;
   Report r = run_doctor(t.view(), o);
@@ -427,11 +431,9 @@ TEST(DoctorScenario, NvidiaCudaImageWithATorchVenvIsHealthy) {
   }
   test::kernel_library(t, "/usr/lib/x86_64-linux-gnu/libcudnn_engines_precompiled.so.9", test::kernels({90, 100}));
   test::dist_info(t, site, "nvidia_cudnn_cu13", "9.19.0.56");
-  t.write("/usr/bin/python3",
-          std::string("#!/bin/sh\necho '{\"frameworks\":[{\"package\":\"jax\",\"version\":\"0.11.2\",\"devices\":[\"cuda:0\"],"
+  python_answering(t, "{\"frameworks\":[{\"package\":\"jax\",\"version\":\"0.11.2\",\"devices\":[\"cuda:0\"],"
                       "\"available\":true},{\"package\":\"cupy\",\"version\":\"14.2.0\",\"cuda\":\"13020\",\"device_count\":1,"
-                      "\"available\":true}],\"nvidia_wheels\":[]}'\n"));
-  chmod((t.root() + "/usr/bin/python3").c_str(), 0755);
+                      "\"available\":true}],\"nvidia_wheels\":[]}");
   DoctorOptions o = quick();
   o.probe_python = true;
   o.deep_libraries = true;

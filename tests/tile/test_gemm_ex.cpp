@@ -26,6 +26,14 @@ using namespace strata::blas;
 // instruction, and it measured faster than widening: kernel_registry.cpp).
 bool native_bf16(Isa isa) { return isa == Isa::avx512 && cpu_features().avx512_bf16 && bf16_dot_speedup() >= 1.25; }
 
+// Random narrow values in [-2, 2) and their exact widening to f32.
+template <class N>
+void random_narrow(std::mt19937& rng, std::vector<N>& x, std::vector<float>& widened) {
+  std::uniform_real_distribution<float> d(-2, 2);
+  widened.resize(x.size());
+  for (size_t i = 0; i < x.size(); ++i) x[i] = N(d(rng)), widened[i] = x[i].to_float();
+}
+
 template <class N>
 void check_narrow(DType t) {
   for (Isa isa : {Isa::generic, Isa::avx2, Isa::avx512}) {
@@ -36,11 +44,10 @@ void check_narrow(DType t) {
         for (Op tb : {Op::N, Op::T})
           for (auto [m, n, k] : {std::tuple{37, 23, 51}, std::tuple{200, 9, 300}, std::tuple{5, 300, 17}}) {
             std::mt19937 rng(5);
-            std::uniform_real_distribution<float> d(-2, 2);
             std::vector<N> A(size_t(m * k)), B(size_t(k * n));
-            std::vector<float> Af(A.size()), Bf(B.size());
-            for (size_t i = 0; i < A.size(); ++i) A[i] = N(d(rng)), Af[i] = A[i].to_float();
-            for (size_t i = 0; i < B.size(); ++i) B[i] = N(d(rng)), Bf[i] = B[i].to_float();
+            std::vector<float> Af, Bf;
+            random_narrow(rng, A, Af);
+            random_narrow(rng, B, Bf);
             // Subnormals, infinities and NaNs (a signalling one too) widen to the decoder's bits
             // on every packing path (F16C's conversion included).
             const uint16_t specials[] = {0x0001, 0x03ff, 0x8001, 0x7c00, 0xfc00, 0x7e00, 0x7d01};
@@ -122,11 +129,10 @@ TEST(GemmEx, Bf16NativeKernelFullTilesMatchTheWidenedRoute) {
   if (!isa_supported(Isa::avx512) || !native_bf16(Isa::avx512)) GTEST_SKIP() << "no AVX512_BF16 kernel here";
   const index_t m = 64, n = 24, k = 200;
   std::mt19937 rng(3);
-  std::uniform_real_distribution<float> d(-2, 2);
   std::vector<bf16> A(size_t(m * k)), B(size_t(k * n));
-  std::vector<float> Af(A.size()), Bf(B.size());
-  for (size_t i = 0; i < A.size(); ++i) A[i] = bf16(d(rng)), Af[i] = A[i].to_float();
-  for (size_t i = 0; i < B.size(); ++i) B[i] = bf16(d(rng)), Bf[i] = B[i].to_float();
+  std::vector<float> Af, Bf;
+  random_narrow(rng, A, Af);
+  random_narrow(rng, B, Bf);
   for (Op ta : {Op::N, Op::T}) {
     const index_t lda = ta == Op::N ? m : k;
     std::vector<float> C1(size_t(m * n)), C2(C1.size());

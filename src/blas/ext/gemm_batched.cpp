@@ -18,9 +18,6 @@ namespace {
 
 using namespace detail;
 
-template <class T>
-constexpr bool is_real_v = std::is_same_v<T, float> || std::is_same_v<T, double>;
-
 // The checks gemm makes, once for the shared arguments and for each entry's pointers.
 template <class T>
 bool checked_batch(Order order, Op transa, Op transb, index_t m, index_t n, index_t k, T alpha, index_t lda,
@@ -48,7 +45,7 @@ void run_batch(const Handle& h, Order order, Op transa, Op transb, index_t m, in
                index_t lda, index_t ldb, T beta, index_t ldc, GemmBatch<T> b) {
   if (!checked_batch(order, transa, transb, m, n, k, alpha, lda, ldb, beta, ldc, b)) return;
   const bool small = m * n * k < level3_small_problem;
-  if constexpr (is_real_v<T>) {
+  if constexpr (!is_complex_v<T>) {
     b.split = small && b.count > 1 && threads_for(h, b.count * m * n) > 1;
     if (order == Order::row_major) {
       // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands.

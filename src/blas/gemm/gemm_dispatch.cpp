@@ -29,23 +29,40 @@ std::string route_text(const tile::GemmRoute& r, const GemmKernelInfo& info) {
              r.one_block_parts ? " (each part one block)" : "");
 }
 
+// The engine call for a real product: op(A) and op(B) as strides (for real types C and T are
+// the same).
+template <class T>
+GemmCall<T> real_call(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, T alpha, const T* A,
+                      index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
+  GemmCall<T> call{m, n, k, alpha, A, 1, lda, B, 1, ldb, beta, C, ldc, h.num_threads()};
+  if (transa != Op::N) call.a_rs = lda, call.a_cs = 1;
+  if (transb != Op::N) call.b_rs = ldb, call.b_cs = 1;
+  return call;
+}
+
+// Runs a call for a trace line: the route the engine took and, at STRATA_VERBOSE=2, the time
+// and rate of `flops`.
+template <class T>
+std::string traced_run(const GemmKernel<T>& kernel, GemmCall<T>& call, double flops, tile::GemmRoute& route) {
+  call.route = &route;
+  Timer t;
+  kernel.run(call);
+  const double s = t.seconds();
+  return verbose(2) ? cat(" time=", s * 1e3, "ms gflops=", flops / s * 1e-9) : std::string();
+}
+
 template <class T>
 void run_real(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, T alpha, const T* A,
               index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc, bool trace = true,
               tile::Triangles triangles = {}) {
   const tile::Triangle triangle = triangles.c;
   const GemmKernel<T> kernel = gemm_kernels<T>().select(h.isa());
-  GemmCall<T> call{m, n, k, alpha, A, 1, lda, B, 1, ldb, beta, C, ldc, h.num_threads()};
+  GemmCall<T> call = real_call(h, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   call.triangle = triangle;
   call.a_triangle = triangles.a, call.b_triangle = triangles.b;
-  if (transa != Op::N) call.a_rs = lda, call.a_cs = 1;  // real: C and T are the same
-  if (transb != Op::N) call.b_rs = ldb, call.b_cs = 1;
   if (!trace || !verbose(1)) return kernel.run(call);
   tile::GemmRoute route;
-  call.route = &route;
-  Timer t;
-  kernel.run(call);
-  const double s = t.seconds();
+  const std::string timing = traced_run(kernel, call, 2.0 * double(m) * double(n) * double(k), route);
   GemmKernelInfo info = kernel.info();
   const tile::Triangle operand = triangles.a != tile::Triangle::none ? triangles.a : triangles.b;
   const char* part = triangle == tile::Triangle::upper   ? " (upper triangle)"
@@ -56,8 +73,7 @@ void run_real(const Handle& h, Op transa, Op transb, index_t m, index_t n, index
                          : (operand == tile::Triangle::upper ? " (op(B) upper triangular)" : " (op(B) lower triangular)");
   std::string line = cat(sizeof(T) == 4 ? "s" : "d", "gemm", part, " ", op_char(transa), op_char(transb), " m=", m, " n=", n,
                          " k=", k, " kernel='", info.name, "' ", route_text(route, info), " threads=", call.threads,
-                         " (best registered kernel for isa=", isa_name(h.isa()), ")");
-  if (verbose(2)) line += cat(" time=", s * 1e3, "ms gflops=", 2.0 * double(m) * double(n) * double(k) / s * 1e-9);
+                         " (best registered kernel for isa=", isa_name(h.isa()), ")", timing);
   verbose_write("blas", line);
 }
 
@@ -208,9 +224,7 @@ template <class T>
 void gemm_batch_dispatch(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, T alpha,
                          index_t lda, index_t ldb, T beta, index_t ldc, const GemmBatch<T>& batch) {
   const GemmKernel<T> kernel = gemm_kernels<T>().select(h.isa());
-  GemmCall<T> call{m, n, k, alpha, batch.a, 1, lda, batch.b, 1, ldb, beta, batch.c, ldc, h.num_threads()};
-  if (transa != Op::N) call.a_rs = lda, call.a_cs = 1;  // real: C and T are the same
-  if (transb != Op::N) call.b_rs = ldb, call.b_cs = 1;
+  GemmCall<T> call = real_call(h, transa, transb, m, n, k, alpha, batch.a, lda, batch.b, ldb, beta, batch.c, ldc);
   call.batch = batch.count;
   call.stride_a = batch.stride_a, call.stride_b = batch.stride_b, call.stride_c = batch.stride_c;
   call.a_array = reinterpret_cast<const void* const*>(batch.a_array);
@@ -219,19 +233,14 @@ void gemm_batch_dispatch(const Handle& h, Op transa, Op transb, index_t m, index
   call.split_batch = batch.split;
   if (!verbose(1)) return kernel.run(call);
   tile::GemmRoute route;
-  call.route = &route;
-  Timer t;
-  kernel.run(call);
-  const double s = t.seconds();
+  const std::string timing =
+      traced_run(kernel, call, 2.0 * double(m) * double(n) * double(k) * double(batch.count), route);
   const GemmKernelInfo info = kernel.info();
-  std::string line = cat(sizeof(T) == 4 ? "s" : "d", "gemm batch of ", batch.count, " ", op_char(transa),
-                         op_char(transb), " m=", m, " n=", n, " k=", k, " kernel='", info.name, "' ",
-                         route_text(route, info), " (first entry), ",
-                         batch.split ? "entries split among " : "each entry on ", call.threads, " thread(s)",
-                         " (best registered kernel for isa=", isa_name(h.isa()), ")");
-  if (verbose(2))
-    line += cat(" time=", s * 1e3, "ms gflops=", 2.0 * double(m) * double(n) * double(k) * double(batch.count) / s * 1e-9);
-  verbose_write("blas", line);
+  verbose_write("blas", cat(sizeof(T) == 4 ? "s" : "d", "gemm batch of ", batch.count, " ", op_char(transa),
+                            op_char(transb), " m=", m, " n=", n, " k=", k, " kernel='", info.name, "' ",
+                            route_text(route, info), " (first entry), ",
+                            batch.split ? "entries split among " : "each entry on ", call.threads, " thread(s)",
+                            " (best registered kernel for isa=", isa_name(h.isa()), ")", timing));
 }
 
 template void gemm_batch_dispatch<float>(const Handle&, Op, Op, index_t, index_t, index_t, float, index_t, index_t,
