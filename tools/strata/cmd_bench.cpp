@@ -148,11 +148,14 @@ void time_and_report(const GemmProblem& p, const char* dt, int threads, int reps
     for (int r = 0; r < reps; ++r)
       for (auto& lib : libs) sample(lib);
   } else {
-    // With threads, one block per library (bench::let_peer_threads_park says why): back-to-
-    // back calls of one library, as an application makes them.
+    // With threads, one block per library (back-to-back calls, as an application makes them),
+    // each starting once the previous library's workers have stopped spinning
+    // (bench::let_peer_threads_park) and after bench::warm_up of untimed calls: a thread pool
+    // woken from sleep needs a few milliseconds to run at speed (2-thread 64^3, one untimed call
+    // before each 2 ms sample: 224-261 GFLOPS against 257-296 in a block).
     for (auto& lib : libs) {
       bench::let_peer_threads_park();
-      for (int w = 0; w < 3; ++w) lib.run_batch(p.batch);
+      bench::warm_up([&] { lib.run_batch(p.batch); });
       for (int r = 0; r < reps; ++r) sample(lib);
     }
   }

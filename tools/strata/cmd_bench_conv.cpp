@@ -240,10 +240,10 @@ int run_conv_bench(const ConvBenchOptions& o) {
             }
           }
         } else {
-          // With threads, one block per library (bench::let_peer_threads_park says why).
+          // With threads, one block per library (bench::let_peer_threads_park and warm_up say why).
           auto block = [&](const std::function<void()>& run, std::vector<double>& times) {
             bench::let_peer_threads_park();
-            run();
+            bench::warm_up(run);
             for (int r = 0; r < o.reps; ++r) {
               Timer t;
               run();
