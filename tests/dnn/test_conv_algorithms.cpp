@@ -2,6 +2,7 @@
 // a sweep of shapes: odd sizes, padding larger than the kernel, stride > 1, dilation, groups
 // and depthwise, 1x1/3x3/5x5/7x7, batch 1 and > 1, 1-D/2-D/3-D, both layouts, both filter
 // layouts, convolution and cross-correlation, alpha/beta blending (beta == 0 with NaN outputs).
+#include <cstring>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -227,6 +228,79 @@ TEST(ConvAlgorithms, ImplicitGemmReadsFewChannelInputRowsInPlace) {
           expect_implicit_gemm_matches_reference(h, d, s.name + (layout == Layout::nhwc ? " nhwc" : " nchw") +
                                                            x_name + " threads=" + std::to_string(threads));
         }
+}
+
+// Channels-last layers with many channels and filters wider than 1x1 (ResNet's 3x3 layers)
+// take the row-band path too when their output rows are 8 pixels or wider: the gather would
+// copy each input value about R S / stride^2 times. Filters beyond a quarter of L2 walk the
+// filter panels outer over one zero-padded copy of each image (run_band_padded): the shapes
+// with filters of 0.5-0.7 MB take it on any machine with up to 2 MB of L2, the small ones the
+// ring. Edges: output channels not a multiple of the register tile, stride 2 with row
+// dilation and uneven padding, groups, a strided input view, batch 2; 1 and 2 threads must
+// give the same bits; 7-pixel rows stay on the gather. Against the reference.
+TEST(ConvAlgorithms, ImplicitGemmReadsWideChannelsLastRowsInPlace) {
+  const std::vector<Spec> shapes{
+      {"wide_s2", 2, 40, 45, 1, {17, 21}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
+      {"large_filter", 2, 256, 72, 1, {9, 13}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"large_filter_s2_dilated", 1, 160, 100, 1, {19, 20}, {3, 3}, {2, 1}, {2, 2}, {2, 1}},
+      {"groups", 1, 192, 80, 2, {10, 16}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"k5_rect", 1, 24, 33, 1, {11, 19}, {5, 3}, {2, 0}, {1, 2}, {1, 1}},
+  };
+  for (const Spec& s : shapes)
+    for (bool strided_x : {false, true}) {
+      std::vector<float> bits[2];
+      for (int threads : {1, 2}) {
+        Handle h;
+        h.set_num_threads(threads);
+        Descs d = make_descs(s, Layout::nhwc, FilterLayout::krsc);
+        if (strided_x) d.x = strided_input(s, Layout::nhwc);
+        for (const auto& r : get_forward_algorithms(h, d.x, d.w, d.conv, d.y))
+          if (r.algo == ConvAlgo::implicit_gemm) {
+            EXPECT_NE(r.reason.find("read in place"), std::string::npos) << s.name << ": " << r.reason;
+          }
+        const std::string what = s.name + (strided_x ? " strided x" : "") + " threads=" + std::to_string(threads);
+        expect_implicit_gemm_matches_reference(h, d, what);
+        const auto x = random_floats(d.x.span(), 41), w = random_floats(d.w.element_count(), 42);
+        bits[threads - 1].assign(std::size_t(d.y.span()), 0.f);
+        const float alpha = 1.f, beta = 0.f;
+        convolution_forward(h, &alpha, d.x, x.data(), d.w, w.data(), d.conv, ConvAlgo::implicit_gemm, nullptr, 0,
+                            &beta, d.y, bits[threads - 1].data());
+      }
+      EXPECT_EQ(std::memcmp(bits[0].data(), bits[1].data(), bits[0].size() * sizeof(float)), 0) << s.name;
+    }
+  // The fused epilogue (residual, bias, ReLU) once every panel of a row is done, on the
+  // panel-outer walk.
+  {
+    const Spec& s = shapes[1];
+    Handle h;
+    h.set_num_threads(2);
+    const Descs d = make_descs(s, Layout::nhwc, FilterLayout::krsc);
+    const auto x = random_floats(d.x.span(), 51), w = random_floats(d.w.element_count(), 52);
+    const auto z = random_floats(d.y.span(), 53), bias = random_floats(std::size_t(s.k), 54);
+    const testref::Conv3d geo(d.x, d.w, d.conv, d.y);
+    const auto ref = testref::ref_forward(geo, to_double(x), to_double(w), d.y.span());
+    std::vector<float> y(z.size());
+    const float alpha1 = 0.75f, alpha2 = 0.5f;
+    convolution_bias_activation_forward(h, &alpha1, d.x, x.data(), d.w, w.data(), d.conv, ConvAlgo::implicit_gemm,
+                                        nullptr, 0, &alpha2, z.data(), TensorDesc::nchw(DType::f32, 1, s.k, 1, 1),
+                                        bias.data(), Activation::relu, d.y, y.data());
+    int fails = 0;
+    for (int64_t o : offsets_of(d.y.dims(), d.y.strides())) {
+      const double want =
+          std::max(0.0, alpha1 * ref.value[std::size_t(o)] + alpha2 * z[std::size_t(o)] + bias[std::size_t(o % s.k)]);
+      if (!(std::fabs(y[std::size_t(o)] - want) <= 1e-4 + 1e-4 * std::fabs(want)) && ++fails < 3)
+        ADD_FAILURE() << "fused offset " << o << " got " << y[std::size_t(o)] << " want " << want;
+    }
+  }
+  // Rows of 7 output pixels (res5 at 224^2 input) gather.
+  const Spec narrow{"7_pixel_rows", 1, 128, 64, 1, {14, 14}, {3, 3}, {1, 1}, {2, 2}, {1, 1}};
+  Handle h;
+  const Descs d = make_descs(narrow, Layout::nhwc, FilterLayout::krsc);
+  for (const auto& r : get_forward_algorithms(h, d.x, d.w, d.conv, d.y))
+    if (r.algo == ConvAlgo::implicit_gemm) {
+      EXPECT_EQ(r.reason.find("read in place"), std::string::npos) << r.reason;
+    }
+  expect_implicit_gemm_matches_reference(h, d, narrow.name);
 }
 
 // NCHW inputs that implicit GEMM gathers (filters wider than 1x1, more than 64 values per

@@ -24,8 +24,8 @@ class ImplicitGemmAlgorithm final : public ConvAlgorithm {
     if (band_serves(p))
       return Support::yes(std::string(implicit_gemm_channels_last(p) ? "output channels contiguous"
                                                                      : "output pixels contiguous") +
-                          ", few input channels: filter x input rows read in place (one zero-padded band of rows "
-                          "per output row), no gather" +
+                          ": filter x input rows read in place (one zero-padded band of rows per output row), "
+                          "no gather" +
                           (implicit_gemm_channels_last(p) ? "" : "; each output row transposed into place"));
     if (implicit_gemm_channels_last(p))
       return Support::yes("output channels contiguous: one GEMM per group, filter x gathered input, no column buffer");

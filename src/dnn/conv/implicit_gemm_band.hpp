@@ -1,7 +1,9 @@
 // Implicit GEMM reading the image in place, one band of input rows per output row — for
 // channels-last images with few channels, where gathering the image into packed panels is a
 // large share of the time (the RGB first layer of a CNN: each contiguous input run is one
-// filter row of 7 taps x 3 channels, and every value packed feeds only 64 output channels).
+// filter row of 7 taps x 3 channels, and every value packed feeds only 64 output channels),
+// and for channels-last layers with many channels, where the gather copies each input value
+// R S / stride^2 times (2.25 at 3x3 stride 2) and the band reads it in place.
 //
 // The input rows an output row reads are kept as zero-padded rows (row[column][c], the padding
 // made real, so no pixel needs a bounds test) in a small ring per thread: a row is copied
@@ -20,7 +22,8 @@
 // output row of tiles per thread and transposes it into y, where the epilogue then runs. 2-D,
 // undilated along the row. Each output sums l = 0, 1, ... into one accumulator over the whole
 // depth (no k blocks), whichever thread computes its row, so results do not depend on the
-// thread count.
+// thread count. A filter too large for L2 takes the same kernel calls in another order
+// (run_band_padded).
 #pragma once
 #include <algorithm>
 #include <cstring>
@@ -42,20 +45,41 @@ inline bool implicit_gemm_channels_last(const ConvProblem& p) { return p.y_nhwc(
 inline bool implicit_gemm_pixels_first(const ConvProblem& p) { return pixel_planes(p.out, p.ys); }
 
 inline constexpr int64_t kMaxBandRows = 16;  // filter rows the band path takes (rows kept per thread)
+inline constexpr int64_t kMinBandRowPixels = 8;  // output row width below which long runs are gathered
+
+inline int64_t band_l2_bytes() {
+  const std::size_t l2_bytes = cpu_features().l2_bytes;
+  return l2_bytes ? int64_t(l2_bytes) : 256 * 1024;
+}
+inline int64_t band_filter_bytes(const ConvProblem& p) {
+  return p.kg() * p.cg() * p.filter_spatial() * int64_t(sizeof(float));
+}
+
+// A filter too large to stay in L2 while every pixel tile of a row reads all of it is walked
+// panel by panel instead (each MR-channel panel over every output row of the image while it
+// is in L2), reading the input rows from one zero-padded copy of the image (run_band_padded).
+inline bool band_panels_outer(const ConvProblem& p) {
+  return implicit_gemm_channels_last(p) && band_filter_bytes(p) > band_l2_bytes() / 4;
+}
 
 // Whether the band path serves a forward convolution (and pays): an output the GEMM can write
-// (channels-last, or pixels-first through a staged row), 2-D, undilated along the row, with
-// short input runs (S x C values: per-run gathering dominates below this) and a filter small
-// enough to stay in L2 while every pixel tile of a row reads all of it. Depends on the problem
-// only, so the choice is the same for any thread count or preparation.
+// (channels-last, or pixels-first through a staged row), 2-D, undilated along the row, and
+// either short input runs (S x C values: per-run gathering dominates below this) with a
+// filter small enough to stay in L2 while every pixel tile of a row reads all of it, or a
+// strided window over channels-last input and output (the gather copies each input value
+// about R S / stride^2 times; the band reads it in place).
+// Depends on the problem only, so the choice is the same for any thread count or preparation.
 inline bool band_serves(const ConvProblem& p) {
   if (p.op != ConvOp::forward || !(implicit_gemm_channels_last(p) || implicit_gemm_pixels_first(p)) ||
-      p.in[0] != 1 || p.filter[0] != 1 || p.dilation[2] != 1 || p.filter_spatial() == 1)
+      p.in[0] != 1 || p.filter[0] != 1 || p.dilation[2] != 1 || p.filter_spatial() == 1 ||
+      p.filter[1] > kMaxBandRows)
     return false;
-  const int64_t filter_bytes = p.kg() * p.cg() * p.filter_spatial() * int64_t(sizeof(float));
-  const std::size_t l2_bytes = cpu_features().l2_bytes;
-  const int64_t l2 = l2_bytes ? int64_t(l2_bytes) : 256 * 1024;
-  return p.filter[2] * p.cg() <= 64 && p.filter[1] <= kMaxBandRows && filter_bytes <= l2 / 4;
+  if (p.filter[2] * p.cg() <= 64 && band_filter_bytes(p) <= band_l2_bytes() / 4) return true;
+  // Long runs from channels-last input into channels-last output, over rows of at least
+  // kMinBandRowPixels output pixels. In-process against the gather (b1/b8, 1 thread; b1,
+  // 2 threads): res3_3x3_s2 1.06-1.19x, res4_3x3_s2 1.01-1.10x, res2-res4 3x3 stride 1
+  // 1.04-1.31x; res5's 7-pixel rows (tiles of 4 + 2 + 1 columns) 0.94-1.08x, left to the gather.
+  return p.xs[1] == 1 && implicit_gemm_channels_last(p) && p.out[2] >= kMinBandRowPixels;
 }
 
 // Input row (img, ih), inside the image, as a dense zero-padded row of row_floats values.
@@ -132,16 +156,19 @@ class BandRing {
 // c[i + ow * ldc]. `whole_tiles`: c has room for whole MR x NR tiles (rows up to the panels'
 // padding, columns up to OW rounded up to NR), so ragged tiles need no copy. after(ow0, live)
 // runs once each NR pixels' channels are done, while they are in L1.
+// Filter panels [panel_lo, panel_hi) only, when given (the rest: band_panels_outer).
 template <class Kernel, class After>
 void band_row_tiles(const ConvProblem& p, int64_t C, const float* const* rows, const float* filter_panels, float* c,
-                    int64_t ldc, bool whole_tiles, float alpha, float beta, float* edge, After&& after) {
+                    int64_t ldc, bool whole_tiles, float alpha, float beta, float* edge, After&& after,
+                    int64_t panel_lo = 0, int64_t panel_hi = -1) {
   constexpr int MR = Kernel::mr, NR = Kernel::nr;
   const int64_t R = p.filter[1], S = p.filter[2], OW = p.out[2];
   const int64_t run = S * C, b_js = p.stride[2] * C;
-  const int64_t kg = p.kg(), panels = (kg + MR - 1) / MR, depth = R * S * C;
+  const int64_t kg = p.kg(), depth = R * S * C;
+  const int64_t panels = panel_hi < 0 ? (kg + MR - 1) / MR : panel_hi;
   for (int64_t ow0 = 0; ow0 < OW; ow0 += NR) {
     const int64_t live = std::min<int64_t>(NR, OW - ow0);
-    for (int64_t i = 0; i < panels; ++i) {
+    for (int64_t i = panel_lo; i < panels; ++i) {
       const float* a = filter_panels + i * depth * MR;
       // Narrower columns only (MR rows): run_pieces reads A as K's own panels. Into whole
       // tiles a kernel may run past the last pixel where that is cheaper.
@@ -168,6 +195,54 @@ int64_t band_stage_ld(const ConvProblem& p) {
   return (p.kg() + Kernel::mr - 1) / Kernel::mr * Kernel::mr;
 }
 
+// The band path for filters beyond L2 (band_panels_outer), channels-last output: per image,
+// the input rows every output row reads as one zero-padded copy (row rho = input row
+// rho - pad, band_row_floats each; rows outside the image are zeros), then each thread takes
+// a range of output rows and walks the filter panels outer, every row and pixel tile of its
+// range inner, so a panel (MR channels over the whole depth) is read from memory once per
+// image and thread and from L2 after that. The tiles are the band path's own kernel calls
+// (one accumulation over the whole depth each), so results equal run_band's bit for bit; the
+// epilogue visits each row once all its panels are done.
+template <class Kernel, class Epilogue>
+void run_band_padded(const ConvProblem& p, const tile::ConvGeometry& geo, const float* filter_panels, float* yg,
+                     int64_t ldc, float alpha, float beta, const Epilogue& epi) {
+  constexpr int MR = Kernel::mr, NR = Kernel::nr;
+  const int64_t C = geo.c, OH = p.out[1], OW = p.out[2], kg = p.kg(), R = p.filter[1];
+  const int64_t row_floats = band_row_floats(p, C);
+  const int64_t padded_rows = (OH - 1) * p.stride[1] + (R - 1) * p.dilation[1] + 1;
+  const int64_t slack = NR * p.stride[2] * C;  // read past the last row by a ragged last tile
+  const int64_t panels = (kg + MR - 1) / MR;
+  float* padded = static_cast<float*>(
+      tile::thread_pack_buffer(2).get(sizeof(float) * std::size_t(padded_rows * row_floats + slack)));
+  std::fill(padded + padded_rows * row_floats, padded + padded_rows * row_floats + slack, 0.f);
+  for (int64_t n = 0; n < p.n; ++n) {
+    parallel_for(padded_rows, p.threads, [&](int64_t lo, int64_t hi, int) {
+      for (int64_t rho = lo; rho < hi; ++rho) {
+        const int64_t ih = rho - p.pad[1];
+        float* dst = padded + rho * row_floats;
+        if (ih < 0 || ih >= p.in[1]) std::fill(dst, dst + row_floats, 0.f);
+        else fill_band_row(p, geo, n, ih, row_floats, dst);
+      }
+    });
+    float* yn = yg + n * OH * OW * ldc;
+    parallel_for(OH, p.threads, [&](int64_t lo, int64_t hi, int) {
+      alignas(64) float edge[Kernel::mr * Kernel::nr];
+      const float* rows[kMaxBandRows];
+      for (int64_t i = 0; i < panels; ++i)
+        for (int64_t oh = lo; oh < hi; ++oh) {
+          for (int64_t r = 0; r < R; ++r) rows[r] = padded + (oh * p.stride[1] + r * p.dilation[1]) * row_floats;
+          band_row_tiles<Kernel>(p, C, rows, filter_panels, yn + oh * OW * ldc, ldc, false, alpha, beta, edge,
+                                 [](int64_t, int64_t) {}, i, i + 1);
+        }
+      if constexpr (!Epilogue::is_identity)
+        for (int64_t oh = lo; oh < hi; ++oh) {
+          const int64_t q = n * OH + oh;
+          epi(yg + q * OW * ldc, ldc, 0, q * OW, kg, OW);
+        }
+    });
+  }
+}
+
 // One group: filter_panels = the filter as packed MR panels over the whole depth (prepared,
 // or packed by the caller); yg = its output, channels-last (pixel stride ldc) for every image,
 // or pixels-first (channel stride ldc) for image `img` only.
@@ -181,6 +256,7 @@ void run_band(const ConvProblem& p, const tile::ConvGeometry& geo, const float* 
   const int64_t slack = NR * p.stride[2] * C;  // read past a row by a ragged last tile
   const int64_t stage_ld = band_stage_ld<Kernel>(p), stage_floats = (OW + NR - 1) / NR * NR * stage_ld;
   const int64_t first = img < 0 ? 0 : img * OH, count = img < 0 ? p.n * OH : OH;
+  if (!staged && band_panels_outer(p)) return run_band_padded<Kernel>(p, geo, filter_panels, yg, ldc, alpha, beta, epi);
 
   parallel_for(count, p.threads, [&](int64_t lo, int64_t hi, int) {
     const int64_t ring_floats = BandRing::floats(p, row_floats, slack);
