@@ -156,23 +156,20 @@ class BandRing {
 // c[i + ow * ldc]. `whole_tiles`: c has room for whole MR x NR tiles (rows up to the panels'
 // padding, columns up to OW rounded up to NR), so ragged tiles need no copy. after(ow0, live)
 // runs once each NR pixels' channels are done, while they are in L1.
-// Filter panels [panel_lo, panel_hi) only, when given (the rest: band_panels_outer).
 template <class Kernel, class After>
 void band_row_tiles(const ConvProblem& p, int64_t C, const float* const* rows, const float* filter_panels, float* c,
-                    int64_t ldc, bool whole_tiles, float alpha, float beta, float* edge, After&& after,
-                    int64_t panel_lo = 0, int64_t panel_hi = -1) {
+                    int64_t ldc, bool whole_tiles, float alpha, float beta, float* edge, After&& after) {
   constexpr int MR = Kernel::mr, NR = Kernel::nr;
   const int64_t R = p.filter[1], S = p.filter[2], OW = p.out[2];
   const int64_t run = S * C, b_js = p.stride[2] * C;
-  const int64_t kg = p.kg(), depth = R * S * C;
-  const int64_t panels = panel_hi < 0 ? (kg + MR - 1) / MR : panel_hi;
+  const int64_t kg = p.kg(), panels = (kg + MR - 1) / MR, depth = R * S * C;
   for (int64_t ow0 = 0; ow0 < OW; ow0 += NR) {
     const int64_t live = std::min<int64_t>(NR, OW - ow0);
-    for (int64_t i = panel_lo; i < panels; ++i) {
+    for (int64_t i = 0; i < panels; ++i) {
       const float* a = filter_panels + i * depth * MR;
       // Narrower columns only (MR rows): run_pieces reads A as K's own panels. Into whole
       // tiles a kernel may run past the last pixel where that is cheaper.
-      auto tiles = [&](float* ct, int64_t ld) {
+      auto tiles = [&](float* ct, int64_t ld) __attribute__((always_inline)) {
         tile::cover_narrowest<Kernel, true>(MR, live, [&]<class K>(int64_t j0) {
           K::run_pieces(R, run, a, rows, (ow0 + j0) * b_js, b_js, ct + j0 * ld, ld, alpha, beta);
         });
@@ -195,6 +192,22 @@ int64_t band_stage_ld(const ConvProblem& p) {
   return (p.kg() + Kernel::mr - 1) / Kernel::mr * Kernel::mr;
 }
 
+// One filter panel's tiles (its `rows` live channels, packed panel a) across one output row.
+template <class Kernel>
+void band_panel_row(const ConvProblem& p, int64_t C, const float* const* rows, const float* a, int64_t live_rows,
+                    float* c, int64_t ldc, float alpha, float beta, float* edge) {
+  constexpr int MR = Kernel::mr, NR = Kernel::nr;
+  const int64_t R = p.filter[1], OW = p.out[2], run = p.filter[2] * C, b_js = p.stride[2] * C;
+  for (int64_t ow0 = 0; ow0 < OW; ow0 += NR) {
+    const int64_t live = std::min<int64_t>(NR, OW - ow0);
+    tile::ragged_tile<MR, NR>(live_rows, live, c + ow0 * ldc, ldc, beta, edge, [&](float* ct, int64_t ld) __attribute__((always_inline)) {
+      tile::cover_narrowest<Kernel, true>(MR, live, [&]<class K>(int64_t j0) {
+        K::run_pieces(R, run, a, rows, (ow0 + j0) * b_js, b_js, ct + j0 * ld, ld, alpha, beta);
+      });
+    });
+  }
+}
+
 // The band path for filters beyond L2 (band_panels_outer), channels-last output: per image,
 // the input rows every output row reads as one zero-padded copy (row rho = input row
 // rho - pad, band_row_floats each; rows outside the image are zeros), then each thread takes
@@ -211,7 +224,7 @@ void run_band_padded(const ConvProblem& p, const tile::ConvGeometry& geo, const 
   const int64_t row_floats = band_row_floats(p, C);
   const int64_t padded_rows = (OH - 1) * p.stride[1] + (R - 1) * p.dilation[1] + 1;
   const int64_t slack = NR * p.stride[2] * C;  // read past the last row by a ragged last tile
-  const int64_t panels = (kg + MR - 1) / MR;
+  const int64_t panels = (kg + MR - 1) / MR, depth = R * p.filter[2] * C;
   float* padded = static_cast<float*>(
       tile::thread_pack_buffer(2).get(sizeof(float) * std::size_t(padded_rows * row_floats + slack)));
   std::fill(padded + padded_rows * row_floats, padded + padded_rows * row_floats + slack, 0.f);
@@ -231,8 +244,8 @@ void run_band_padded(const ConvProblem& p, const tile::ConvGeometry& geo, const 
       for (int64_t i = 0; i < panels; ++i)
         for (int64_t oh = lo; oh < hi; ++oh) {
           for (int64_t r = 0; r < R; ++r) rows[r] = padded + (oh * p.stride[1] + r * p.dilation[1]) * row_floats;
-          band_row_tiles<Kernel>(p, C, rows, filter_panels, yn + oh * OW * ldc, ldc, false, alpha, beta, edge,
-                                 [](int64_t, int64_t) {}, i, i + 1);
+          band_panel_row<Kernel>(p, C, rows, filter_panels + i * depth * MR, std::min<int64_t>(MR, kg - i * MR),
+                                 yn + oh * OW * ldc + i * MR, ldc, alpha, beta, edge);
         }
       if constexpr (!Epilogue::is_identity)
         for (int64_t oh = lo; oh < hi; ++oh) {
@@ -256,7 +269,6 @@ void run_band(const ConvProblem& p, const tile::ConvGeometry& geo, const float* 
   const int64_t slack = NR * p.stride[2] * C;  // read past a row by a ragged last tile
   const int64_t stage_ld = band_stage_ld<Kernel>(p), stage_floats = (OW + NR - 1) / NR * NR * stage_ld;
   const int64_t first = img < 0 ? 0 : img * OH, count = img < 0 ? p.n * OH : OH;
-  if (!staged && band_panels_outer(p)) return run_band_padded<Kernel>(p, geo, filter_panels, yg, ldc, alpha, beta, epi);
 
   parallel_for(count, p.threads, [&](int64_t lo, int64_t hi, int) {
     const int64_t ring_floats = BandRing::floats(p, row_floats, slack);

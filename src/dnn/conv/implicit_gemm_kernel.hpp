@@ -231,7 +231,8 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
                                       tile::b_operand(args.b), beta, yg, p.k, p.threads, bs, epi,
                                       tile::choose_pack_policy<Kernel>(args, bs));
         } else if (band_serves(p)) {
-          run_band<Kernel>(p, geo, filter_panels(geo, g, 0), yg, p.k, alpha, beta, epi);
+          if (band_panels_outer(p)) run_band_padded<Kernel>(p, geo, filter_panels(geo, g, 0), yg, p.k, alpha, beta, epi);
+          else run_band<Kernel>(p, geo, filter_panels(geo, g, 0), yg, p.k, alpha, beta, epi);
         } else {
           auto run = [&](const auto& filter_op) {
             tile::gemm_operands<Kernel>(m, n, geo.depth(), alpha, filter_op, image, beta, yg, p.k, p.threads, bs, epi,
