@@ -88,17 +88,8 @@ struct MicroKernel {
     if constexpr (APS != 0) a_ps = APS;
     if constexpr (BPS != 0) b_ps = BPS;
     if constexpr (BJS != 0) b_js = BJS;
-    // One k step into the accumulator set t.
     auto step = [&](V (&t)[NR][NV]) __attribute__((always_inline)) {
-      V av[NV];
-#pragma GCC unroll 8
-      for (int v = 0; v < NV; ++v) av[v] = V::load(a + v * V::lanes);
-#pragma GCC unroll 16
-      for (int j = 0; j < NR; ++j) {
-        const V bj = V::broadcast(b + j * b_js);
-#pragma GCC unroll 8
-        for (int v = 0; v < NV; ++v) t[j][v] = fma(av[v], bj, t[j][v]);
-      }
+      fma_step(t, a, [&](int j) __attribute__((always_inline)) { return b + j * b_js; });
       if constexpr (Fetch) {
         __builtin_prefetch(fetch);
         fetch += a_ps;
@@ -106,8 +97,28 @@ struct MicroKernel {
       a += a_ps;
       b += b_ps;
     };
-    // Forced inline like everything here: when GCC's own choice left this loop out of line
-    // the accumulators went through memory (16^3-20^3 ran 2.5-4x slower).
+    rotate_sets(kc, acc, more, step);
+  }
+
+  // One k step into the accumulator set t: A's MR values at a, B's column j at b_at(j).
+  template <class BAt>
+  [[gnu::always_inline]] static void fma_step(V (&t)[NR][NV], const T* __restrict a, const BAt& b_at) {
+    V av[NV];
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) av[v] = V::load(a + v * V::lanes);
+#pragma GCC unroll 16
+    for (int j = 0; j < NR; ++j) {
+      const V bj = V::broadcast(b_at(j));
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) t[j][v] = fma(av[v], bj, t[j][v]);
+    }
+  }
+
+  // kc calls of step(set): all into acc, or with `more`, call p into set p mod chains.
+  // Forced inline like everything here: when GCC's own choice left this loop out of line
+  // the accumulators went through memory (16^3-20^3 ran 2.5-4x slower).
+  template <class Step>
+  [[gnu::always_inline]] static void rotate_sets(int64_t kc, V (&acc)[NR][NV], Sets* more, Step& step) {
     auto one_set = [&]() __attribute__((always_inline)) {
 #pragma GCC unroll 4
       for (int64_t p = 0; p < kc; ++p) step(acc);
@@ -219,6 +230,46 @@ struct MicroKernel {
         rotate<mr, 1, 0>(len, a + r * len * mr, mr, pieces[r] + offset, 1, b_js, acc, nullptr);
     }
     store(acc, c, ldc, alpha, beta);
+  }
+
+  // The tile over a depth read in `runs` pieces of `len` steps, B in place with each column
+  // anywhere: column j of piece r starts at cols[j] + r * piece_stride (element p at [p]).
+  // What lets a convolution tile pixels of several output rows, whose input windows are not
+  // evenly spaced (res5's 7-pixel rows: one 12-pixel tile spans two or three of them).
+  // Accumulator sets as run_pieces (rotating within each piece).
+  static void run_columns(int64_t runs, int64_t len, const T* __restrict a, const T* const* cols,
+                          int64_t piece_stride, T* __restrict c, int64_t ldc, T alpha, T beta) {
+    V acc[NR][NV];
+    start(acc, c, ldc);
+    const T* b[NR];
+    auto pieces = [&](Sets* more) __attribute__((always_inline)) {
+      for (int64_t r = 0; r < runs; ++r) {
+#pragma GCC unroll 16
+        for (int j = 0; j < NR; ++j) b[j] = cols[j] + r * piece_stride;
+        rotate_columns(len, a + r * len * mr, b, acc, more);
+      }
+    };
+    if (chains > 1 && runs * len >= chained_min_depth) {
+      Sets more;
+      zero_sets(more);
+      pieces(&more);
+      merge_sets(acc, more);
+    } else {
+      pieces(nullptr);
+    }
+    store(acc, c, ldc, alpha, beta);
+  }
+
+  // kc steps of acc += A B with B's columns at b[j] (element p at b[j][p]), sets as in rotate.
+  [[gnu::always_inline]] static void rotate_columns(int64_t kc, const T* __restrict a, const T* const (&b)[NR],
+                                                    V (&acc)[NR][NV], Sets* more) {
+    int64_t p = 0;
+    auto step = [&](V (&t)[NR][NV]) __attribute__((always_inline)) {
+      fma_step(t, a, [&](int j) __attribute__((always_inline)) { return b[j] + p; });
+      a += mr;
+      ++p;
+    };
+    rotate_sets(kc, acc, more, step);
   }
 
   // Zeroes the accumulators and starts fetching the C tile, which is needed only after the k

@@ -45,7 +45,6 @@ inline bool implicit_gemm_channels_last(const ConvProblem& p) { return p.y_nhwc(
 inline bool implicit_gemm_pixels_first(const ConvProblem& p) { return pixel_planes(p.out, p.ys); }
 
 inline constexpr int64_t kMaxBandRows = 16;  // filter rows the band path takes (rows kept per thread)
-inline constexpr int64_t kMinBandRowPixels = 8;  // output row width below which long runs are gathered
 
 inline int64_t band_l2_bytes() {
   const std::size_t l2_bytes = cpu_features().l2_bytes;
@@ -59,7 +58,8 @@ inline int64_t band_filter_bytes(const ConvProblem& p) {
 // panel by panel instead (each MR-channel panel over every output row of the image while it
 // is in L2), reading the input rows from one zero-padded copy of the image (run_band_padded).
 inline bool band_panels_outer(const ConvProblem& p) {
-  return implicit_gemm_channels_last(p) && band_filter_bytes(p) > band_l2_bytes() / 4;
+  return implicit_gemm_channels_last(p) &&
+         (band_filter_bytes(p) > band_l2_bytes() / 4 || p.filter[2] * p.cg() > 64);
 }
 
 // Whether the band path serves a forward convolution (and pays): an output the GEMM can write
@@ -75,11 +75,8 @@ inline bool band_serves(const ConvProblem& p) {
       p.filter[1] > kMaxBandRows)
     return false;
   if (p.filter[2] * p.cg() <= 64 && band_filter_bytes(p) <= band_l2_bytes() / 4) return true;
-  // Long runs from channels-last input into channels-last output, over rows of at least
-  // kMinBandRowPixels output pixels. In-process against the gather (b1/b8, 1 thread; b1,
-  // 2 threads): res3_3x3_s2 1.06-1.19x, res4_3x3_s2 1.01-1.10x, res2-res4 3x3 stride 1
-  // 1.04-1.31x; res5's 7-pixel rows (tiles of 4 + 2 + 1 columns) 0.94-1.08x, left to the gather.
-  return p.xs[1] == 1 && implicit_gemm_channels_last(p) && p.out[2] >= kMinBandRowPixels;
+  // Long runs from channels-last input into channels-last output (run_band_padded).
+  return p.xs[1] == 1 && implicit_gemm_channels_last(p);
 }
 
 // Input row (img, ih), inside the image, as a dense zero-padded row of row_floats values.
@@ -192,42 +189,32 @@ int64_t band_stage_ld(const ConvProblem& p) {
   return (p.kg() + Kernel::mr - 1) / Kernel::mr * Kernel::mr;
 }
 
-// One filter panel's tiles (its `rows` live channels, packed panel a) across one output row.
-template <class Kernel>
-void band_panel_row(const ConvProblem& p, int64_t C, const float* const* rows, const float* a, int64_t live_rows,
-                    float* c, int64_t ldc, float alpha, float beta, float* edge) {
-  constexpr int MR = Kernel::mr, NR = Kernel::nr;
-  const int64_t R = p.filter[1], OW = p.out[2], run = p.filter[2] * C, b_js = p.stride[2] * C;
-  for (int64_t ow0 = 0; ow0 < OW; ow0 += NR) {
-    const int64_t live = std::min<int64_t>(NR, OW - ow0);
-    tile::ragged_tile<MR, NR>(live_rows, live, c + ow0 * ldc, ldc, beta, edge, [&](float* ct, int64_t ld) __attribute__((always_inline)) {
-      tile::cover_narrowest<Kernel, true>(MR, live, [&]<class K>(int64_t j0) {
-        K::run_pieces(R, run, a, rows, (ow0 + j0) * b_js, b_js, ct + j0 * ld, ld, alpha, beta);
-      });
-    });
-  }
-}
-
-// The band path for filters beyond L2 (band_panels_outer), channels-last output: per image,
-// the input rows every output row reads as one zero-padded copy (row rho = input row
-// rho - pad, band_row_floats each; rows outside the image are zeros), then each thread takes
-// a range of output rows and walks the filter panels outer, every row and pixel tile of its
-// range inner, so a panel (MR channels over the whole depth) is read from memory once per
-// image and thread and from L2 after that. The tiles are the band path's own kernel calls
-// (one accumulation over the whole depth each), so results equal run_band's bit for bit; the
-// epilogue visits each row once all its panels are done.
+// The band path for long runs (band_panels_outer), channels-last output: per image, the input
+// rows every output row reads as one zero-padded copy (row rho = input row rho - pad,
+// band_row_floats each; rows outside the image are zeros). The image's pixels, all rows in a
+// row, are cut into tiles of NR (fixed per image, whatever the thread count), a tile spanning
+// output rows where they are narrower than NR (run_columns takes a pointer per pixel: res5's
+// 7-pixel rows ran as 4 + 2 + 1 columns each). Each thread takes a range of tiles and walks
+// the filter panels outer, its tiles inner, so a panel (MR channels over the whole depth) is
+// read from memory once per image and thread and from L2 after that. Each output is one
+// accumulation over the whole depth, by the kernel its tile's width chooses, so results do not
+// depend on the thread count; the epilogue visits each tile once all its panels are done.
 template <class Kernel, class Epilogue>
 void run_band_padded(const ConvProblem& p, const tile::ConvGeometry& geo, const float* filter_panels, float* yg,
                      int64_t ldc, float alpha, float beta, const Epilogue& epi) {
   constexpr int MR = Kernel::mr, NR = Kernel::nr;
-  const int64_t C = geo.c, OH = p.out[1], OW = p.out[2], kg = p.kg(), R = p.filter[1];
+  const int64_t C = geo.c, OH = p.out[1], OW = p.out[2], P = OH * OW, kg = p.kg();
+  const int64_t R = p.filter[1], run = p.filter[2] * C;
   const int64_t row_floats = band_row_floats(p, C);
   const int64_t padded_rows = (OH - 1) * p.stride[1] + (R - 1) * p.dilation[1] + 1;
-  const int64_t slack = NR * p.stride[2] * C;  // read past the last row by a ragged last tile
-  const int64_t panels = (kg + MR - 1) / MR, depth = R * p.filter[2] * C;
+  const int64_t panels = (kg + MR - 1) / MR, depth = R * run, tiles = (P + NR - 1) / NR;
+  const int64_t piece_stride = p.dilation[1] * row_floats;
+  // The padded image, then one row of zeros: the pixels a ragged last tile's kernel may run
+  // past the image (cover_narrowest may take a wider kernel into the edge copy) read it.
   float* padded = static_cast<float*>(
-      tile::thread_pack_buffer(2).get(sizeof(float) * std::size_t(padded_rows * row_floats + slack)));
-  std::fill(padded + padded_rows * row_floats, padded + padded_rows * row_floats + slack, 0.f);
+      tile::thread_pack_buffer(2).get(sizeof(float) * std::size_t((padded_rows + 1) * row_floats)));
+  const float* zeros = padded + padded_rows * row_floats;
+  std::fill(padded + padded_rows * row_floats, padded + (padded_rows + 1) * row_floats, 0.f);
   for (int64_t n = 0; n < p.n; ++n) {
     parallel_for(padded_rows, p.threads, [&](int64_t lo, int64_t hi, int) {
       for (int64_t rho = lo; rho < hi; ++rho) {
@@ -237,20 +224,32 @@ void run_band_padded(const ConvProblem& p, const tile::ConvGeometry& geo, const 
         else fill_band_row(p, geo, n, ih, row_floats, dst);
       }
     });
-    float* yn = yg + n * OH * OW * ldc;
-    parallel_for(OH, p.threads, [&](int64_t lo, int64_t hi, int) {
+    float* yn = yg + n * P * ldc;
+    parallel_for(tiles, p.threads, [&](int64_t lo, int64_t hi, int) {
       alignas(64) float edge[Kernel::mr * Kernel::nr];
-      const float* rows[kMaxBandRows];
-      for (int64_t i = 0; i < panels; ++i)
-        for (int64_t oh = lo; oh < hi; ++oh) {
-          for (int64_t r = 0; r < R; ++r) rows[r] = padded + (oh * p.stride[1] + r * p.dilation[1]) * row_floats;
-          band_panel_row<Kernel>(p, C, rows, filter_panels + i * depth * MR, std::min<int64_t>(MR, kg - i * MR),
-                                 yn + oh * OW * ldc + i * MR, ldc, alpha, beta, edge);
+      const float* cols[NR];
+      for (int64_t i = 0; i < panels; ++i) {
+        const float* a = filter_panels + i * depth * MR;
+        const int64_t live_rows = std::min<int64_t>(MR, kg - i * MR);
+        for (int64_t t = lo; t < hi; ++t) {
+          const int64_t f0 = t * NR, live = std::min<int64_t>(NR, P - f0);
+          for (int64_t j = 0; j < NR; ++j) {
+            const int64_t f = f0 + j, oh = f / OW, ow = f % OW;
+            cols[j] = j < live ? padded + oh * p.stride[1] * row_floats + ow * p.stride[2] * C : zeros;
+          }
+          tile::ragged_tile<MR, NR>(live_rows, live, yn + f0 * ldc + i * MR, ldc, beta, edge,
+                                    [&](float* ct, int64_t ld) __attribute__((always_inline)) {
+                                      tile::cover_narrowest<Kernel, true>(MR, live, [&]<class K>(int64_t j0) {
+                                        K::run_columns(R, run, a, cols + j0, piece_stride, ct + j0 * ld, ld, alpha,
+                                                       beta);
+                                      });
+                                    });
         }
+      }
       if constexpr (!Epilogue::is_identity)
-        for (int64_t oh = lo; oh < hi; ++oh) {
-          const int64_t q = n * OH + oh;
-          epi(yg + q * OW * ldc, ldc, 0, q * OW, kg, OW);
+        for (int64_t t = lo; t < hi; ++t) {
+          const int64_t f0 = t * NR;
+          epi(yn + f0 * ldc, ldc, 0, n * P + f0, kg, std::min<int64_t>(NR, P - f0));
         }
     });
   }
