@@ -235,7 +235,8 @@ TEST(ConvAlgorithms, ImplicitGemmReadsFewChannelInputRowsInPlace) {
 // times. They walk the filter panels outer over one zero-padded copy of each image, in tiles
 // of pixels that span output rows where rows are narrow (run_band_padded). Edges: output
 // channels not a multiple of the register tile, rows narrower than a tile (7 and 3 pixels),
-// filter-row runs that are no multiple of the accumulator sets (odd_runs),
+// filter-row runs that are no multiple of the accumulator sets (odd_runs), unpadded layers
+// read from x in place (tiles across images; with groups, copied),
 // stride 2 with row dilation and uneven padding, groups, a strided input view, batch 2; 1 and
 // 2 threads must give the same bits. Against the reference.
 TEST(ConvAlgorithms, ImplicitGemmReadsWideChannelsLastRowsInPlace) {
@@ -248,6 +249,8 @@ TEST(ConvAlgorithms, ImplicitGemmReadsWideChannelsLastRowsInPlace) {
       {"7_pixel_rows", 2, 128, 64, 1, {14, 14}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
       {"3_pixel_rows", 1, 72, 40, 1, {5, 3}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
       {"odd_runs", 2, 37, 20, 1, {7, 7}, {3, 3}, {0, 0}, {1, 1}, {1, 1}},  // 111 steps per filter row, 25 pixels
+      {"3x3_unpadded", 3, 40, 24, 1, {9, 10}, {3, 3}, {0, 0}, {1, 1}, {1, 1}},
+      {"3x3_unpadded_groups", 1, 80, 24, 2, {9, 10}, {3, 3}, {0, 0}, {1, 1}, {1, 1}},
   };
   for (const Spec& s : shapes)
     for (bool strided_x : {false, true}) {

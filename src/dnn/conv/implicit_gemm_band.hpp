@@ -71,12 +71,20 @@ inline bool band_panels_outer(const ConvProblem& p) {
 // Depends on the problem only, so the choice is the same for any thread count or preparation.
 inline bool band_serves(const ConvProblem& p) {
   if (p.op != ConvOp::forward || !(implicit_gemm_channels_last(p) || implicit_gemm_pixels_first(p)) ||
-      p.in[0] != 1 || p.filter[0] != 1 || p.dilation[2] != 1 || p.filter_spatial() == 1 ||
-      p.filter[1] > kMaxBandRows)
+      p.in[0] != 1 || p.filter[0] != 1 || p.dilation[2] != 1 || p.filter[1] > kMaxBandRows)
     return false;
+  // A 1x1 filter reads each input value once at most: the gather copies no more than the
+  // band would read (strided 1x1 layers in place: 0.90-1.05x of the gather).
+  if (p.filter_spatial() == 1) return false;
   if (p.filter[2] * p.cg() <= 64 && band_filter_bytes(p) <= band_l2_bytes() / 4) return true;
   // Long runs from channels-last input into channels-last output (run_band_padded).
   return p.xs[1] == 1 && implicit_gemm_channels_last(p);
+}
+
+// Whether run_band_padded reads the input where it lies, with no padded copy: no padding, and
+// each filter row's run of S x C values contiguous in x.
+inline bool band_reads_x_in_place(const ConvProblem& p) {
+  return p.pad == std::array<int64_t, 3>{0, 0, 0} && (p.filter[2] == 1 || p.xs[4] == p.cg());
 }
 
 // Input row (img, ih), inside the image, as a dense zero-padded row of row_floats values.
@@ -189,42 +197,56 @@ int64_t band_stage_ld(const ConvProblem& p) {
   return (p.kg() + Kernel::mr - 1) / Kernel::mr * Kernel::mr;
 }
 
-// The band path for long runs (band_panels_outer), channels-last output: per image, the input
-// rows every output row reads as one zero-padded copy (row rho = input row rho - pad,
-// band_row_floats each; rows outside the image are zeros). The image's pixels, all rows in a
-// row, are cut into tiles of NR (fixed per image, whatever the thread count), a tile spanning
-// output rows where they are narrower than NR (run_columns takes a pointer per pixel: res5's
-// 7-pixel rows ran as 4 + 2 + 1 columns each). Each thread takes a range of tiles and walks
-// the filter panels outer, its tiles inner, so a panel (MR channels over the whole depth) is
-// read from memory once per image and thread and from L2 after that. Each output is one
-// accumulation over the whole depth, by the kernel its tile's width chooses, so results do not
-// depend on the thread count; the epilogue visits each tile once all its panels are done.
+// Bytes of padded image copies run_band_padded keeps at once (whole images, at least one).
+inline constexpr int64_t kBandCopyBytes = int64_t(4) << 20;
+
+// The band path for long runs (band_panels_outer), channels-last output. The input rows every
+// output row reads come from one zero-padded copy of each image (row rho = input row
+// rho - pad, band_row_floats each; rows outside the image are zeros), or from x itself when
+// there is no padding (band_reads_x_in_place). Images go in chunks (all of them when read in
+// place, else as many as kBandCopyBytes of copies hold), and a chunk's pixels, across rows and
+// images, are cut into tiles of NR (fixed by the problem, whatever the thread count): a tile
+// spans output rows where they are narrower than NR (run_columns takes a pointer per pixel:
+// res5's 7-pixel rows ran as 4 + 2 + 1 columns each). Each thread takes a range of tiles and
+// walks the filter panels outer, its tiles inner, so a panel (MR channels over the whole
+// depth) is read from memory once per chunk and thread and from L2 after that (per image, a
+// batch of 8 res5 images read their 9 MB filter 8 times). Each output is one accumulation
+// over the whole depth, by the kernel its tile's width chooses, so results do not depend on
+// the thread count; the epilogue visits each tile once all its panels are done.
 template <class Kernel, class Epilogue>
 void run_band_padded(const ConvProblem& p, const tile::ConvGeometry& geo, const float* filter_panels, float* yg,
                      int64_t ldc, float alpha, float beta, const Epilogue& epi) {
   constexpr int MR = Kernel::mr, NR = Kernel::nr;
-  const int64_t C = geo.c, OH = p.out[1], OW = p.out[2], P = OH * OW, kg = p.kg();
+  const int64_t C = geo.c, OW = p.out[2], P = p.out[1] * OW, kg = p.kg();
   const int64_t R = p.filter[1], run = p.filter[2] * C;
+  const int64_t panels = (kg + MR - 1) / MR, depth = R * run;
   const int64_t row_floats = band_row_floats(p, C);
-  const int64_t padded_rows = (OH - 1) * p.stride[1] + (R - 1) * p.dilation[1] + 1;
-  const int64_t panels = (kg + MR - 1) / MR, depth = R * run, tiles = (P + NR - 1) / NR;
-  const int64_t piece_stride = p.dilation[1] * row_floats;
-  // The padded image, then one row of zeros: the pixels a ragged last tile's kernel may run
-  // past the image (cover_narrowest may take a wider kernel into the edge copy) read it.
-  float* padded = static_cast<float*>(
-      tile::thread_pack_buffer(2).get(sizeof(float) * std::size_t((padded_rows + 1) * row_floats)));
-  const float* zeros = padded + padded_rows * row_floats;
-  std::fill(padded + padded_rows * row_floats, padded + (padded_rows + 1) * row_floats, 0.f);
-  for (int64_t n = 0; n < p.n; ++n) {
-    parallel_for(padded_rows, p.threads, [&](int64_t lo, int64_t hi, int) {
-      for (int64_t rho = lo; rho < hi; ++rho) {
-        const int64_t ih = rho - p.pad[1];
-        float* dst = padded + rho * row_floats;
-        if (ih < 0 || ih >= p.in[1]) std::fill(dst, dst + row_floats, 0.f);
-        else fill_band_row(p, geo, n, ih, row_floats, dst);
-      }
-    });
-    float* yn = yg + n * P * ldc;
+  const int64_t padded_rows = (p.out[1] - 1) * p.stride[1] + (R - 1) * p.dilation[1] + 1;
+  // Pixel (n, oh, ow) of a chunk reads from
+  //   image(n) + oh * stride * row_stride + ow * stride * pixel_stride   (filter row r: + r * piece_stride).
+  const bool in_place = band_reads_x_in_place(p);
+  const int64_t copy_floats = padded_rows * row_floats;
+  const int64_t chunk =
+      in_place ? p.n : std::clamp<int64_t>(kBandCopyBytes / (copy_floats * int64_t(sizeof(float))), 1, p.n);
+  const float* copies =
+      in_place ? nullptr
+               : static_cast<float*>(tile::thread_pack_buffer(2).get(sizeof(float) * std::size_t(chunk * copy_floats)));
+  const int64_t image_stride = in_place ? geo.xs[0] : copy_floats;
+  const int64_t row_stride = in_place ? geo.xs[3] : row_floats, pixel_stride = in_place ? geo.xs[4] : C;
+  const int64_t piece_stride = p.dilation[1] * row_stride;
+  for (int64_t n0 = 0; n0 < p.n; n0 += chunk) {
+    const int64_t images = std::min(chunk, p.n - n0), pixels = images * P, tiles = (pixels + NR - 1) / NR;
+    const float* image0 = in_place ? geo.x + n0 * geo.xs[0] : copies;
+    if (!in_place)
+      parallel_for(images * padded_rows, p.threads, [&](int64_t lo, int64_t hi, int) {
+        for (int64_t q = lo; q < hi; ++q) {
+          const int64_t n = q / padded_rows, ih = q % padded_rows - p.pad[1];
+          float* dst = const_cast<float*>(copies) + q * row_floats;
+          if (ih < 0 || ih >= p.in[1]) std::fill(dst, dst + row_floats, 0.f);
+          else fill_band_row(p, geo, n0 + n, ih, row_floats, dst);
+        }
+      });
+    float* yc = yg + n0 * P * ldc;
     parallel_for(tiles, p.threads, [&](int64_t lo, int64_t hi, int) {
       alignas(64) float edge[Kernel::mr * Kernel::nr];
       const float* cols[NR];
@@ -232,12 +254,16 @@ void run_band_padded(const ConvProblem& p, const tile::ConvGeometry& geo, const 
         const float* a = filter_panels + i * depth * MR;
         const int64_t live_rows = std::min<int64_t>(MR, kg - i * MR);
         for (int64_t t = lo; t < hi; ++t) {
-          const int64_t f0 = t * NR, live = std::min<int64_t>(NR, P - f0);
+          const int64_t f0 = t * NR, live = std::min<int64_t>(NR, pixels - f0);
+          // A ragged last tile's kernel may run past its pixels (cover_narrowest may take a
+          // wider kernel into the edge copy): those columns read the tile's first pixel.
           for (int64_t j = 0; j < NR; ++j) {
-            const int64_t f = f0 + j, oh = f / OW, ow = f % OW;
-            cols[j] = j < live ? padded + oh * p.stride[1] * row_floats + ow * p.stride[2] * C : zeros;
+            const int64_t f = f0 + j, n = f / P, oh = f % P / OW, ow = f % OW;
+            cols[j] = j < live ? image0 + n * image_stride + oh * p.stride[1] * row_stride +
+                                     ow * p.stride[2] * pixel_stride
+                               : cols[0];
           }
-          tile::ragged_tile<MR, NR>(live_rows, live, yn + f0 * ldc + i * MR, ldc, beta, edge,
+          tile::ragged_tile<MR, NR>(live_rows, live, yc + f0 * ldc + i * MR, ldc, beta, edge,
                                     [&](float* ct, int64_t ld) __attribute__((always_inline)) {
                                       tile::cover_narrowest<Kernel, true>(MR, live, [&]<class K>(int64_t j0) {
                                         K::run_columns(R, run, a, cols + j0, piece_stride, ct + j0 * ld, ld, alpha,
@@ -249,7 +275,7 @@ void run_band_padded(const ConvProblem& p, const tile::ConvGeometry& geo, const 
       if constexpr (!Epilogue::is_identity)
         for (int64_t t = lo; t < hi; ++t) {
           const int64_t f0 = t * NR;
-          epi(yn + f0 * ldc, ldc, 0, n * P + f0, kg, std::min<int64_t>(NR, P - f0));
+          epi(yc + f0 * ldc, ldc, 0, n0 * P + f0, kg, std::min<int64_t>(NR, pixels - f0));
         }
     });
   }
