@@ -150,7 +150,9 @@ struct Mainloop {
                 // panel, each tile's panel slice a separate run the hardware prefetcher has to
                 // find again: the kernel fetches the next tile's slice (the next block's first
                 // after the last) while it computes. In-process, NHWC res5 layers (49 columns,
-                // 4-9 MB filters) 1.03-1.11x, res4 1x1 0.97-1.04x.
+                // 4-9 MB filters) 1.03-1.11x, res4 1x1 0.97-1.04x; fetching both lines of each
+                // step's slice rather than one, res5_proj_s2 1.07-1.20x more and Winograd
+                // res5_3x3 1.67-1.69x (F(2x2) at batch 1, F(4x4) at batch 8).
                 const T* fetch = nullptr;
                 if constexpr (a_prepacked) {
                   a0 = a.panel(ic, pc), a_panel = a.panel(ic + MR, pc) - a0;
