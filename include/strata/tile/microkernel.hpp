@@ -240,35 +240,49 @@ struct MicroKernel {
   // What lets a convolution tile pixels of several output rows, whose input windows are not
   // evenly spaced (res5's 7-pixel rows: one 12-pixel tile spans two or three of them).
   // Accumulator sets as run_pieces (rotating within each piece).
+  // With `fetch_ahead`, each step also prefetches A's slice that many steps on (A read from
+  // memory: a filter panel's first tile).
   static void run_columns(int64_t runs, int64_t len, const T* __restrict a, const T* const* cols,
-                          int64_t piece_stride, T* __restrict c, int64_t ldc, T alpha, T beta) {
+                          int64_t piece_stride, T* __restrict c, int64_t ldc, T alpha, T beta,
+                          int64_t fetch_ahead = 0) {
     V acc[NR][NV];
     start(acc, c, ldc);
     const T* b[NR];
-    auto pieces = [&](Sets* more) __attribute__((always_inline)) {
+    auto pieces = [&]<bool Fetch>(Sets* more) __attribute__((always_inline)) {
       for (int64_t r = 0; r < runs; ++r) {
 #pragma GCC unroll 16
         for (int j = 0; j < NR; ++j) b[j] = cols[j] + r * piece_stride;
-        rotate_columns(len, a + r * len * mr, b, acc, more);
+        const T* ar = a + r * len * mr;
+        rotate_columns<Fetch>(len, ar, b, acc, more, ar + fetch_ahead * mr);
       }
+    };
+    auto run = [&](Sets* more) __attribute__((always_inline)) {
+      if (fetch_ahead > 0) pieces.template operator()<true>(more);
+      else pieces.template operator()<false>(more);
     };
     if (chains > 1 && runs * len >= chained_min_depth) {
       Sets more;
       zero_sets(more);
-      pieces(&more);
+      run(&more);
       merge_sets(acc, more);
     } else {
-      pieces(nullptr);
+      run(nullptr);
     }
     store(acc, c, ldc, alpha, beta);
   }
 
   // kc steps of acc += A B with B's columns at b[j] (element p at b[j][p]), sets as in rotate.
+  template <bool Fetch = false>
   [[gnu::always_inline]] static void rotate_columns(int64_t kc, const T* __restrict a, const T* const (&b)[NR],
-                                                    V (&acc)[NR][NV], Sets* more) {
+                                                    V (&acc)[NR][NV], Sets* more, const T* fetch = nullptr) {
     int64_t p = 0;
     auto step = [&](V (&t)[NR][NV]) __attribute__((always_inline)) {
       fma_step(t, a, [&](int j) __attribute__((always_inline)) { return b[j] + p; });
+      if constexpr (Fetch) {
+#pragma GCC unroll 4
+        for (int o = 0; o < int(mr * sizeof(T)); o += 64) __builtin_prefetch(fetch + o / int(sizeof(T)));
+        fetch += mr;
+      }
       a += mr;
       ++p;
     };

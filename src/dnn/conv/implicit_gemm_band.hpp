@@ -197,6 +197,9 @@ int64_t band_stage_ld(const ConvProblem& p) {
   return (p.kg() + Kernel::mr - 1) / Kernel::mr * Kernel::mr;
 }
 
+// Steps ahead the first tile of each filter panel fetches the panel (~64 steps of 12 cycles
+// cover the latency of memory).
+inline constexpr int64_t kBandFetchSteps = 64;
 // Bytes of padded image copies run_band_padded keeps at once (whole images, at least one).
 inline constexpr int64_t kBandCopyBytes = int64_t(4) << 20;
 
@@ -263,11 +266,13 @@ void run_band_padded(const ConvProblem& p, const tile::ConvGeometry& geo, const 
                                      ow * p.stride[2] * pixel_stride
                                : cols[0];
           }
+          // The panel's first tile reads it from memory: fetch ahead along it.
+          const int64_t fetch_ahead = t == lo ? kBandFetchSteps : 0;
           tile::ragged_tile<MR, NR>(live_rows, live, yc + f0 * ldc + i * MR, ldc, beta, edge,
                                     [&](float* ct, int64_t ld) __attribute__((always_inline)) {
                                       tile::cover_narrowest<Kernel, true>(MR, live, [&]<class K>(int64_t j0) {
                                         K::run_columns(R, run, a, cols + j0, piece_stride, ct + j0 * ld, ld, alpha,
-                                                       beta);
+                                                       beta, j0 == 0 ? fetch_ahead : 0);
                                       });
                                     });
         }
