@@ -34,6 +34,7 @@
 #include "strata/core/cpu.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/tile/conv_operand.hpp"
+#include "strata/tile/epilogue_none.hpp"
 #include "strata/tile/microkernel.hpp"
 #include "strata/tile/workspace.hpp"
 
@@ -58,8 +59,7 @@ inline int64_t band_filter_bytes(const ConvProblem& p) {
 // panel by panel instead (each MR-channel panel over every output row of the image while it
 // is in L2), reading the input rows from one zero-padded copy of the image (run_band_padded).
 inline bool band_panels_outer(const ConvProblem& p) {
-  return implicit_gemm_channels_last(p) &&
-         (band_filter_bytes(p) > band_l2_bytes() / 4 || p.filter[2] * p.cg() > 64);
+  return band_filter_bytes(p) > band_l2_bytes() / 4 || p.filter[2] * p.cg() > 64;
 }
 
 // Whether the band path serves a forward convolution (and pays): an output the GEMM can write
@@ -77,8 +77,9 @@ inline bool band_serves(const ConvProblem& p) {
   // band would read (strided 1x1 layers in place: 0.90-1.05x of the gather).
   if (p.filter_spatial() == 1) return false;
   if (p.filter[2] * p.cg() <= 64 && band_filter_bytes(p) <= band_l2_bytes() / 4) return true;
-  // Long runs from channels-last input into channels-last output (run_band_padded).
-  return p.xs[1] == 1 && implicit_gemm_channels_last(p);
+  // Long runs (run_band_padded): from channels-last input, or into pixels-first output (NCHW
+  // images then go through a channels-last copy, as for the gather).
+  return p.xs[1] == 1 || implicit_gemm_pixels_first(p);
 }
 
 // Whether run_band_padded reads the input where it lies, with no padded copy: no padding, and
@@ -218,9 +219,26 @@ inline constexpr int64_t kBandCopyBytes = int64_t(4) << 20;
 // the thread count; the epilogue visits each tile once all its panels are done.
 template <class Kernel, class Epilogue>
 void run_band_padded(const ConvProblem& p, const tile::ConvGeometry& geo, const float* filter_panels, float* yg,
-                     int64_t ldc, float alpha, float beta, const Epilogue& epi) {
+                     int64_t ldc, float alpha, float beta, const Epilogue& epi, bool pixels_first = false) {
   constexpr int MR = Kernel::mr, NR = Kernel::nr;
   const int64_t C = geo.c, OW = p.out[2], P = p.out[1] * OW, kg = p.kg();
+  if (pixels_first) {
+    // One image (geo: channels-last), pixels-first output: channel k's plane at yg + k * ldc.
+    // The tiles go to a channels-last block, transposed into the planes with beta, then the
+    // epilogue (pixels as rows), channel blocks of 8 among the threads.
+    ConvProblem one = p;
+    one.n = 1;
+    one.xs = geo.xs;
+    float* stage = static_cast<float*>(tile::thread_pack_buffer(3).get(sizeof(float) * std::size_t(P * kg)));
+    run_band_padded<Kernel>(one, geo, filter_panels, stage, kg, alpha, 0.f, tile::NoEpilogue{});
+    parallel_for((kg + 7) / 8, p.threads, [&](int64_t lo, int64_t hi, int) {
+      const int64_t k0 = lo * 8, k1 = std::min(kg, hi * 8);
+      if (k0 >= k1) return;
+      transpose_blocks(stage + k0, kg, k1 - k0, P, yg + k0 * ldc, ldc, 1.f, beta);
+      if constexpr (!Epilogue::is_identity) epi(yg + k0 * ldc, ldc, 0, k0, P, k1 - k0);
+    });
+    return;
+  }
   const int64_t R = p.filter[1], run = p.filter[2] * C;
   const int64_t panels = (kg + MR - 1) / MR, depth = R * run;
   const int64_t row_floats = band_row_floats(p, C);
@@ -233,7 +251,7 @@ void run_band_padded(const ConvProblem& p, const tile::ConvGeometry& geo, const 
       in_place ? p.n : std::clamp<int64_t>(kBandCopyBytes / (copy_floats * int64_t(sizeof(float))), 1, p.n);
   const float* copies =
       in_place ? nullptr
-               : static_cast<float*>(tile::thread_pack_buffer(2).get(sizeof(float) * std::size_t(chunk * copy_floats)));
+               : static_cast<float*>(tile::thread_pack_buffer(4).get(sizeof(float) * std::size_t(chunk * copy_floats)));
   const int64_t image_stride = in_place ? geo.xs[0] : copy_floats;
   const int64_t row_stride = in_place ? geo.xs[3] : row_floats, pixel_stride = in_place ? geo.xs[4] : C;
   const int64_t piece_stride = p.dilation[1] * row_stride;

@@ -248,12 +248,22 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
     // GEMM, or C = Y[pixel, k] in place.
     const bool pointwise_view = pointwise && pixel_planes(p.in, p.xs);
     const int64_t ldc = std::max<int64_t>(p.ys[1], P);
-    if (band_serves(p)) {  // few input channels: rows read from bands, each output row staged and transposed
+    if (band_serves(p)) {  // rows read from bands, each output row (or image) staged and transposed
       const float* panels = filter_panels(geo, g, 0);
       for (int64_t img = 0; img < p.n; ++img) {
         const int64_t offset = group_offset + img * p.ys[0];
         with_tile_epilogue(a.epilogue, false, offset, ldc, g * kg, [&](const auto& epi) {
-          run_band<Kernel>(p, geo, panels, y + offset, ldc, alpha, beta, epi, img);
+          if (!band_panels_outer(p)) return run_band<Kernel>(p, geo, panels, y + offset, ldc, alpha, beta, epi, img);
+          // Long runs: the image channels-last (a copy of an NCHW one), then the padded band.
+          tile::ConvGeometry one = geo;
+          one.n = 1;
+          one.x = geo.x + img * p.xs[0];
+          if (!geo.channels_inner) {
+            one.x = to_channels_last(p, geo, one.x);
+            one.channels_inner = true;
+            one.xs = {p.in_spatial() * cg, 1, p.in[1] * p.in[2] * cg, p.in[2] * cg, cg};
+          }
+          run_band_padded<Kernel>(p, one, panels, y + offset, ldc, alpha, beta, epi, true);
         });
       }
       continue;
