@@ -22,8 +22,8 @@
 // output row of tiles per thread and transposes it into y, where the epilogue then runs. 2-D,
 // undilated along the row. Each output sums l = 0, 1, ... into one accumulator over the whole
 // depth (no k blocks), whichever thread computes its row, so results do not depend on the
-// thread count. A filter too large for L2 takes the same kernel calls in another order
-// (run_band_padded).
+// thread count. Long runs, and filters too large for L2, take run_band_padded instead: tiles
+// across rows and images from one padded copy of each image, filter panels outer.
 #pragma once
 #include <algorithm>
 #include <cstring>
@@ -55,9 +55,9 @@ inline int64_t band_filter_bytes(const ConvProblem& p) {
   return p.kg() * p.cg() * p.filter_spatial() * int64_t(sizeof(float));
 }
 
-// A filter too large to stay in L2 while every pixel tile of a row reads all of it is walked
-// panel by panel instead (each MR-channel panel over every output row of the image while it
-// is in L2), reading the input rows from one zero-padded copy of the image (run_band_padded).
+// Long runs (more than 64 values per filter row), and filters too large to stay in L2 while
+// every pixel tile of a row reads all of them, take run_band_padded: each MR-channel panel
+// over every tile of the image while it is in L2, the rows from one padded copy of the image.
 inline bool band_panels_outer(const ConvProblem& p) {
   return band_filter_bytes(p) > band_l2_bytes() / 4 || p.filter[2] * p.cg() > 64;
 }
@@ -65,9 +65,9 @@ inline bool band_panels_outer(const ConvProblem& p) {
 // Whether the band path serves a forward convolution (and pays): an output the GEMM can write
 // (channels-last, or pixels-first through a staged row), 2-D, undilated along the row, and
 // either short input runs (S x C values: per-run gathering dominates below this) with a
-// filter small enough to stay in L2 while every pixel tile of a row reads all of it, or a
-// strided window over channels-last input and output (the gather copies each input value
-// about R S / stride^2 times; the band reads it in place).
+// filter small enough to stay in L2 while every pixel tile of a row reads all of it, or long
+// runs from channels-last input or into pixels-first output (the gather copies each input
+// value about R S / stride^2 times; the band reads it in place).
 // Depends on the problem only, so the choice is the same for any thread count or preparation.
 inline bool band_serves(const ConvProblem& p) {
   if (p.op != ConvOp::forward || !(implicit_gemm_channels_last(p) || implicit_gemm_pixels_first(p)) ||
@@ -204,7 +204,8 @@ inline constexpr int64_t kBandFetchSteps = 64;
 // Bytes of padded image copies run_band_padded keeps at once (whole images, at least one).
 inline constexpr int64_t kBandCopyBytes = int64_t(4) << 20;
 
-// The band path for long runs (band_panels_outer), channels-last output. The input rows every
+// The band path for long runs (band_panels_outer), channels-last output, or with
+// `pixels_first` one image's pixels-first output through a staged block. The input rows every
 // output row reads come from one zero-padded copy of each image (row rho = input row
 // rho - pad, band_row_floats each; rows outside the image are zeros), or from x itself when
 // there is no padding (band_reads_x_in_place). Images go in chunks (all of them when read in
