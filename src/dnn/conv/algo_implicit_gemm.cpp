@@ -21,12 +21,16 @@ class ImplicitGemmAlgorithm final : public ConvAlgorithm {
   ConvAlgo id() const override { return ConvAlgo::implicit_gemm; }
   Support supports(const ConvProblem& p) const override {
     if (p.op != ConvOp::forward) return Support::no("forward only (backward passes use im2col or direct)");
-    if (band_serves(p))
-      return Support::yes(std::string(implicit_gemm_channels_last(p) ? "output channels contiguous"
-                                                                     : "output pixels contiguous") +
-                          ": filter x input rows read in place (one zero-padded band of rows per output row), "
-                          "no gather" +
-                          (implicit_gemm_channels_last(p) ? "" : "; each output row transposed into place"));
+    if (band_serves(p)) {
+      const bool padded = band_panels_outer(p), last = implicit_gemm_channels_last(p);
+      return Support::yes(std::string(last ? "output channels contiguous" : "output pixels contiguous") +
+                          ": filter x input rows read in place (" +
+                          (padded ? "one zero-padded copy of each image, pixel tiles across rows"
+                                  : "one zero-padded band of rows per output row") +
+                          "), no gather" +
+                          (last ? "" : padded ? "; each image's output transposed into place"
+                                              : "; each output row transposed into place"));
+    }
     if (implicit_gemm_channels_last(p))
       return Support::yes("output channels contiguous: one GEMM per group, filter x gathered input, no column buffer");
     if (implicit_gemm_pixels_first(p))

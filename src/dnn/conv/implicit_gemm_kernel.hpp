@@ -8,10 +8,11 @@
 // except that NCHW output whose pixels would leave ragged row panels is computed as the first
 // form into a staged block and transposed into y (pixels_first_staged). The fused forward's
 // epilogue becomes a tile epilogue program: residual add, bias (per row of C when channels are
-// rows, per column otherwise), activation. Problems with few input channels, and channels-last
-// ones with filters wider than 1x1 over rows of 8 pixels or more, skip the gather: their input
-// rows are read in place from row bands (implicit_gemm_band.hpp). NCHW inputs
-// gathered through filters wider than 1x1 are read from a channels-last copy of the image.
+// rows, per column otherwise), activation. Problems with filters wider than 1x1 and undilated
+// rows skip the gather when their input runs are short (few channels) or when they read
+// channels-last input or write pixels-first output: their input rows are read in place from
+// row bands (implicit_gemm_band.hpp). NCHW inputs gathered or banded through filters wider
+// than 1x1 are read from a channels-last copy of the image.
 #pragma once
 #include <array>
 #include <type_traits>
