@@ -118,6 +118,47 @@ TEST(ConvPrepared, BitwiseEqualToTheUnpreparedCallOnEveryAlgorithm) {
   EXPECT_GT(transformed, 20);  // implicit GEMM and Winograd hold their own forms
 }
 
+// Prepared filters against few output pixels (a handful of column panels: the engine walks each
+// filter tile over every panel while it is in L1, tile::Mainloop::a_stationary) and past them
+// (the column-panel walk): 1x1 channels-last layers with output channels not a multiple of the
+// register tile, and the Winograd products of a small image, against the reference on every ISA,
+// 1 and 2 threads.
+TEST(ConvPrepared, FewPixelsAgainstTheReference) {
+  const std::vector<Spec> specs = {
+      {"1x1_p1", 1, 70, 100, 1, {1, 1}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+      {"1x1_p13", 1, 70, 100, 1, {1, 13}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+      {"1x1_p25x2", 2, 70, 100, 1, {5, 5}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+      {"1x1_p49", 1, 300, 72, 1, {7, 7}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+      {"1x1_p61", 1, 70, 100, 1, {1, 61}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+      {"3x3_p49", 1, 40, 72, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+  };
+  int compared = 0;
+  for (Isa isa : isas())
+    for (const Spec& s : specs) {
+      const Descs d = make_descs(s, Layout::nhwc, FilterLayout::krsc);
+      const auto x = random_floats(d.x.span(), 1), w = random_floats(d.w.element_count(), 2);
+      const testref::Conv3d geo(d.x, d.w, d.conv, d.y);
+      const auto ref = testref::ref_forward(geo, to_double(x), to_double(w), d.y.span());
+      const auto offsets = offsets_of(d.y.dims(), d.y.strides());
+      for (int threads : {1, 2}) {
+        Handle h;
+        h.set_isa(isa);
+        h.set_num_threads(threads);
+        for (ConvAlgo algo : {ConvAlgo::implicit_gemm, ConvAlgo::winograd_2x2_3x3, ConvAlgo::winograd_4x4_3x3}) {
+          if (s.f[0] != 3 && algo != ConvAlgo::implicit_gemm) continue;
+          const PreparedFilter pf = prepare_forward_filter(h, d.x, d.w, w.data(), d.conv, d.y, algo);
+          const std::vector<float> prior = random_floats(d.y.span(), 9);  // forward()'s starting y
+          const std::vector<float> y = forward(h, d, x, w, algo, &pf);
+          EXPECT_EQ(check_against(y, ref, prior, 0.75f, 0.5f, offsets, d.w.element_count() / d.w.dim(0), algo,
+                                  s.name + " " + std::string(isa_name(isa)) + " t" + std::to_string(threads)),
+                    0);
+          ++compared;
+        }
+      }
+    }
+  EXPECT_GT(compared, 20);
+}
+
 TEST(ConvPrepared, OnePreparationServesOtherBatchAndImageSizes) {
   Handle h;
   const Spec small{"prep", 1, 16, 16, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
