@@ -174,6 +174,17 @@ TensorDesc strided_input(const Spec& s, Layout layout) {
   return TensorDesc(DType::f32, {s.n, C, H, W}, {C * cs + 2, cs, rs, 1});
 }
 
+// Implicit GEMM's reason string for d (empty when it is not listed).
+std::string implicit_gemm_reason(const Handle& h, const Descs& d) {
+  for (const auto& r : get_forward_algorithms(h, d.x, d.w, d.conv, d.y))
+    if (r.algo == ConvAlgo::implicit_gemm) return r.reason;
+  return {};
+}
+// Whether implicit GEMM's reason for d says it reads the input rows in place (the band paths).
+bool reads_rows_in_place(const Handle& h, const Descs& d) {
+  return implicit_gemm_reason(h, d).find("read in place") != std::string::npos;
+}
+
 // Implicit GEMM forward (alpha 1.25, beta 0 and 0.75 over a random y) against the reference.
 void expect_implicit_gemm_matches_reference(const Handle& h, const Descs& d, const std::string& what) {
   const auto x = random_floats(d.x.span(), 21), w = random_floats(d.w.element_count(), 22);
@@ -243,10 +254,7 @@ TEST(ConvAlgorithms, ImplicitGemmReadsFewChannelInputRowsInPlace) {
           if (input == Input::strided) d.x = strided_input(s, layout);
           if (input == Input::other_layout)
             d.x = make_descs(s, layout == Layout::nhwc ? Layout::nchw : Layout::nhwc, FilterLayout::kcrs).x;
-          for (const auto& r : get_forward_algorithms(h, d.x, d.w, d.conv, d.y))
-            if (r.algo == ConvAlgo::implicit_gemm) {
-              EXPECT_NE(r.reason.find("read in place"), std::string::npos) << s.name << ": " << r.reason;
-            }
+          EXPECT_TRUE(reads_rows_in_place(h, d)) << s.name << ": " << implicit_gemm_reason(h, d);
           const char* x_name = input == Input::dense ? "" : input == Input::strided ? " strided x" : " x other layout";
           expect_implicit_gemm_matches_reference(h, d, s.name + (layout == Layout::nhwc ? " nhwc" : " nchw") +
                                                            x_name + " threads=" + std::to_string(threads));
@@ -283,10 +291,7 @@ TEST(ConvAlgorithms, ImplicitGemmReadsWideChannelsLastRowsInPlace) {
         h.set_num_threads(threads);
         Descs d = make_descs(s, Layout::nhwc, FilterLayout::krsc);
         if (strided_x) d.x = strided_input(s, Layout::nhwc);
-        for (const auto& r : get_forward_algorithms(h, d.x, d.w, d.conv, d.y))
-          if (r.algo == ConvAlgo::implicit_gemm) {
-            EXPECT_NE(r.reason.find("read in place"), std::string::npos) << s.name << ": " << r.reason;
-          }
+        EXPECT_TRUE(reads_rows_in_place(h, d)) << s.name << ": " << implicit_gemm_reason(h, d);
         const std::string what = s.name + (strided_x ? " strided x" : "") + " threads=" + std::to_string(threads);
         expect_implicit_gemm_matches_reference(h, d, what);
         const auto x = random_floats(d.x.span(), 41), w = random_floats(d.w.element_count(), 42);
@@ -334,11 +339,9 @@ TEST(ConvAlgorithms, ImplicitGemmReadsNchwInputsFromAChannelsLastCopy) {
         h.set_num_threads(threads);
         Descs d = make_descs(s, Layout::nchw, FilterLayout::kcrs);
         if (strided_x) d.x = strided_input(s, Layout::nchw);
-        for (const auto& r : get_forward_algorithms(h, d.x, d.w, d.conv, d.y))
-          if (r.algo == ConvAlgo::implicit_gemm) {
-            EXPECT_NE(r.reason.find("pixels contiguous"), std::string::npos) << s.name << ": " << r.reason;
-            EXPECT_EQ(r.reason.find("read in place") != std::string::npos, c.band) << s.name << ": " << r.reason;
-          }
+        const std::string reason = implicit_gemm_reason(h, d);
+        EXPECT_NE(reason.find("pixels contiguous"), std::string::npos) << s.name << ": " << reason;
+        EXPECT_EQ(reads_rows_in_place(h, d), c.band) << s.name << ": " << reason;
         expect_implicit_gemm_matches_reference(
             h, d, s.name + (strided_x ? " strided x" : "") + " threads=" + std::to_string(threads));
         if (c.band && !strided_x && s.g == 1) expect_fused_implicit_gemm_matches_reference(h, d, s.k, s.name);
@@ -366,8 +369,7 @@ TEST(ConvAlgorithms, ImplicitGemmRandomFewChannelShapes) {
     Handle h;
     h.set_num_threads(int(pick(1, 2)));
     const Descs d = make_descs(s, Layout::nhwc, FilterLayout::krsc);
-    for (const auto& c : get_forward_algorithms(h, d.x, d.w, d.conv, d.y))
-      if (c.algo == ConvAlgo::implicit_gemm && c.reason.find("read in place") != std::string::npos) ++banded;
+    banded += reads_rows_in_place(h, d);
     const auto x = random_floats(d.x.span(), 31), w = random_floats(d.w.element_count(), 32);
     const std::vector<float> prior = random_floats(d.y.span(), 33);
     const testref::Conv3d geo(d.x, d.w, d.conv, d.y);
