@@ -63,16 +63,25 @@ struct MicroKernel {
   [[gnu::always_inline]] static void accumulate(int64_t kc, const T* __restrict a, int64_t a_ps,
                                                 const T* __restrict b, int64_t b_ps, int64_t b_js,
                                                 V (&acc)[NR][NV]) {
-    if constexpr (chains == 1) {
-      rotate<APS, BPS, BJS>(kc, a, a_ps, b, b_ps, b_js, acc, nullptr);
-    } else if (kc < chained_min_depth) {
-      rotate<APS, BPS, BJS>(kc, a, a_ps, b, b_ps, b_js, acc, nullptr);
-    } else {
-      V more[chains - 1][NR][NV];
-      zero_sets(more);
-      rotate<APS, BPS, BJS>(kc, a, a_ps, b, b_ps, b_js, acc, &more);
-      merge_sets(acc, more);
+    with_sets(kc, acc, [&](Sets* more) __attribute__((always_inline)) {
+      rotate<APS, BPS, BJS>(kc, a, a_ps, b, b_ps, b_js, acc, more);
+    });
+  }
+
+  // body(more) over a depth of `depth` steps: with the extra accumulator sets (zeroed before,
+  // added into acc after) where the kernel has them and the depth pays for them, else null.
+  template <class Body>
+  [[gnu::always_inline]] static void with_sets(int64_t depth, V (&acc)[NR][NV], Body&& body) {
+    if constexpr (chains > 1) {
+      if (depth >= chained_min_depth) {
+        Sets more;
+        zero_sets(more);
+        body(&more);
+        merge_sets(acc, more);
+        return;
+      }
     }
+    body(nullptr);
   }
 
   // The extra accumulator sets: chains - 1 of them (one unused set when there are none).
@@ -227,16 +236,10 @@ struct MicroKernel {
     // The accumulator sets rotate over the whole depth, not per piece: conv1's pieces are 21
     // steps, too short to pay for sets of their own, while its ragged 16x3 + 16x1 edge tiles
     // need them (a 16x1 tile on one set runs at a quarter of the FMA rate).
-    if (chains > 1 && runs * len >= chained_min_depth) {
-      Sets more;
-      zero_sets(more);
+    with_sets(runs * len, acc, [&](Sets* more) __attribute__((always_inline)) {
       for (int64_t r = 0; r < runs; ++r)
-        rotate<mr, 1, 0>(len, a + r * len * mr, mr, pieces[r] + offset, 1, b_js, acc, &more);
-      merge_sets(acc, more);
-    } else {
-      for (int64_t r = 0; r < runs; ++r)
-        rotate<mr, 1, 0>(len, a + r * len * mr, mr, pieces[r] + offset, 1, b_js, acc, nullptr);
-    }
+        rotate<mr, 1, 0>(len, a + r * len * mr, mr, pieces[r] + offset, 1, b_js, acc, more);
+    });
     store(acc, c, ldc, alpha, beta);
   }
 
@@ -261,18 +264,10 @@ struct MicroKernel {
         rotate_columns<Fetch>(len, ar, b, acc, more, ar + fetch_ahead * mr);
       }
     };
-    auto run = [&](Sets* more) __attribute__((always_inline)) {
+    with_sets(runs * len, acc, [&](Sets* more) __attribute__((always_inline)) {
       if (fetch_ahead > 0) pieces.template operator()<true>(more);
       else pieces.template operator()<false>(more);
-    };
-    if (chains > 1 && runs * len >= chained_min_depth) {
-      Sets more;
-      zero_sets(more);
-      run(&more);
-      merge_sets(acc, more);
-    } else {
-      run(nullptr);
-    }
+    });
     store(acc, c, ldc, alpha, beta);
   }
 
