@@ -275,16 +275,20 @@ void run_band_padded(const ConvProblem& p, const tile::ConvGeometry& geo, const 
       for (int64_t i = 0; i < panels; ++i) {
         const float* a = filter_panels + i * depth * MR;
         const int64_t live_rows = std::min<int64_t>(MR, kg - i * MR);
+        // The pixel (n, oh, ow) the next column reads, walked without divisions.
+        int64_t n = lo * NR / P, oh = lo * NR % P / OW, ow = lo * NR % OW;
         for (int64_t t = lo; t < hi; ++t) {
           const int64_t f0 = t * NR, live = std::min<int64_t>(NR, pixels - f0);
+          for (int64_t j = 0; j < live; ++j) {
+            cols[j] = image0 + n * image_stride + oh * p.stride[1] * row_stride + ow * p.stride[2] * pixel_stride;
+            if (++ow == OW) {
+              ow = 0;
+              if (++oh == p.out[1]) oh = 0, ++n;
+            }
+          }
           // A ragged last tile's kernel may run past its pixels (cover_narrowest may take a
           // wider kernel into the edge copy): those columns read the tile's first pixel.
-          for (int64_t j = 0; j < NR; ++j) {
-            const int64_t f = f0 + j, n = f / P, oh = f % P / OW, ow = f % OW;
-            cols[j] = j < live ? image0 + n * image_stride + oh * p.stride[1] * row_stride +
-                                     ow * p.stride[2] * pixel_stride
-                               : cols[0];
-          }
+          for (int64_t j = live; j < NR; ++j) cols[j] = cols[0];
           // The panel's first tile reads it from memory: fetch ahead along it.
           const int64_t fetch_ahead = t == lo ? kBandFetchSteps : 0;
           tile::ragged_tile<MR, NR>(live_rows, live, yc + f0 * ldc + i * MR, ldc, beta, edge,
