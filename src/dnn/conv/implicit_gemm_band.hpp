@@ -47,6 +47,7 @@ inline bool implicit_gemm_pixels_first(const ConvProblem& p) { return pixel_plan
 
 inline constexpr int64_t kMaxBandRows = 16;  // filter rows the band path takes (rows kept per thread)
 
+// L2 per core (256 KiB where the CPU does not say).
 inline int64_t band_l2_bytes() {
   const std::size_t l2_bytes = cpu_features().l2_bytes;
   return l2_bytes ? int64_t(l2_bytes) : 256 * 1024;

@@ -151,8 +151,7 @@ void prepare_filter(const ConvProblem& p, const float* w, float* out) {
 // L2, else blocks of half of L2.
 template <class Kernel>
 int64_t pixel_block(int64_t kg, int64_t P) {
-  const std::size_t l2_bytes = cpu_features().l2_bytes;
-  const int64_t l2 = (l2_bytes ? int64_t(l2_bytes) : 256 * 1024) / int64_t(sizeof(float));
+  const int64_t l2 = band_l2_bytes() / int64_t(sizeof(float));
   if (kg * P <= l2) return P;
   return std::max<int64_t>(8 * Kernel::nr, l2 / 2 / kg / Kernel::nr * Kernel::nr);
 }
