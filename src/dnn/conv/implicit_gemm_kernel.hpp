@@ -177,6 +177,17 @@ static inline const float* to_channels_last(const ConvProblem& p, const tile::Co
   return dst;
 }
 
+// One image of group geo as its channels-last copy at x (to_channels_last) lies.
+static inline tile::ConvGeometry channels_last_copy(const ConvProblem& p, const tile::ConvGeometry& geo,
+                                                    const float* x) {
+  tile::ConvGeometry c = geo;
+  const int64_t cg = geo.c;
+  c.channels_inner = true;
+  c.n = 1, c.x = x;
+  c.xs = {p.in_spatial() * cg, 1, p.in[1] * p.in[2] * cg, p.in[2] * cg, cg};
+  return c;
+}
+
 template <class Kernel>
 void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
   float* x = a.x;
@@ -255,14 +266,10 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
         with_tile_epilogue(a.epilogue, false, offset, ldc, g * kg, [&](const auto& epi) {
           if (!band_panels_outer(p)) return run_band<Kernel>(p, geo, panels, y + offset, ldc, alpha, beta, epi, img);
           // Long runs: the image channels-last (a copy of an NCHW one), then the padded band.
+          const float* x_img = geo.x + img * p.xs[0];
           tile::ConvGeometry one = geo;
-          one.n = 1;
-          one.x = geo.x + img * p.xs[0];
-          if (!geo.channels_inner) {
-            one.x = to_channels_last(p, geo, one.x);
-            one.channels_inner = true;
-            one.xs = {p.in_spatial() * cg, 1, p.in[1] * p.in[2] * cg, p.in[2] * cg, cg};
-          }
+          if (geo.channels_inner) one.n = 1, one.x = x_img;
+          else one = channels_last_copy(p, geo, to_channels_last(p, geo, x_img));
           run_band_padded<Kernel>(p, one, panels, y + offset, ldc, alpha, beta, epi, true);
         });
       }
@@ -274,11 +281,8 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
     // 1x1 filters: a strided one reads each input pixel at most once anyway (and the copy
     // would move all of them for a quarter read).
     const bool convert = !pointwise_view && !geo.channels_inner && p.filter_spatial() > 1;
-    tile::ConvGeometry cgeo = geo;  // the image as the gather reads it (a 1x1 filter has one order)
-    if (convert) {
-      cgeo.channels_inner = true;
-      cgeo.n = 1, cgeo.xs = {p.in_spatial() * cg, 1, p.in[1] * p.in[2] * cg, p.in[2] * cg, cg};
-    }
+    // The image as the gather reads it (a 1x1 filter has one order).
+    tile::ConvGeometry cgeo = convert ? channels_last_copy(p, geo, nullptr) : geo;
     const tile::FilterOperand filter_gathered{&cgeo, 0};  // in the gather's order
     if (staged) {
       // Channels as rows, per image and block of pixels, into a staging block transposed into
