@@ -7,6 +7,7 @@
 //                  read in place from a column-major op(B): b_ps = 1, b_js = ldb, etc.)
 //   C block:       c[i + j * ldc], written as alpha * (A B) + beta * C; beta == 0 never reads C.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 
 #include "strata/tile/isa_namespace.hpp"
@@ -64,7 +65,8 @@ struct MicroKernel {
                                                 const T* __restrict b, int64_t b_ps, int64_t b_js,
                                                 V (&acc)[NR][NV]) {
     with_sets(kc, acc, [&](Sets* more) __attribute__((always_inline)) {
-      rotate<APS, BPS, BJS>(kc, a, a_ps, b, b_ps, b_js, acc, more);
+      NoFetch none;
+      rotate<APS, BPS, BJS>(kc, a, a_ps, b, b_ps, b_js, acc, more, none);
     });
   }
 
@@ -89,25 +91,68 @@ struct MicroKernel {
 
   // kc steps of acc += A B; with `more`, step p goes into set p mod chains (0: acc, s + 1:
   // more[s]), so consecutive steps' FMAs are independent. Calls over consecutive pieces of one
-  // depth (run_pieces) keep the sets between them.
-  template <int APS, int BPS, int BJS, bool Fetch = false>
+  // depth (run_pieces) keep the sets between them. Each step also takes one step of `fetch`
+  // (the fetchers below).
+  template <int APS, int BPS, int BJS, class Fetch>
   [[gnu::always_inline]] static void rotate(int64_t kc, const T* __restrict a, int64_t a_ps, const T* __restrict b,
                                             int64_t b_ps, int64_t b_js, V (&acc)[NR][NV], Sets* more,
-                                            const T* fetch = nullptr) {
+                                            Fetch& fetch) {
     if constexpr (APS != 0) a_ps = APS;
     if constexpr (BPS != 0) b_ps = BPS;
     if constexpr (BJS != 0) b_js = BJS;
     auto step = [&](V (&t)[NR][NV]) __attribute__((always_inline)) {
       fma_step(t, a, [&](int j) __attribute__((always_inline)) { return b + j * b_js; });
-      if constexpr (Fetch) {
-        fetch_slice(fetch);
-        fetch += a_ps;
-      }
+      fetch.step();
       a += a_ps;
       b += b_ps;
     };
     rotate_sets(kc, acc, more, step);
   }
+
+  // What a k loop fetches ahead of its reads, a little at each step: data from memory or L3
+  // that the hardware prefetcher would find too late. Spread over the steps, not issued in a
+  // burst: a burst fills the load queue and the miss buffers the k loop's own loads need.
+  struct NoFetch {
+    [[gnu::always_inline]] void step() {}
+  };
+  // A slices `ps` apart from `at` on (the next tile's packed A), every line of one per step.
+  struct SliceFetch {
+    const T* at;
+    int64_t ps;
+    [[gnu::always_inline]] void step() {
+      fetch_slice(at);
+      at += ps;
+    }
+  };
+  // A B column panel read in place: NR columns `js` apart, each `depth` contiguous values from
+  // `at`; one line per step, a line of every column in turn (the order the k loop reads them),
+  // then nothing. Columns that do not start on a line take one more round, through their last
+  // values.
+  struct PanelFetch {
+    static constexpr int64_t line = 64 / sizeof(T);
+    const T* at;
+    int64_t js, depth;
+    int64_t end = (reinterpret_cast<std::uintptr_t>(at) | std::uintptr_t(js * int64_t(sizeof(T)))) % 64 == 0
+                      ? depth
+                      : depth + line - 1;
+    int64_t off = 0;
+    int j = 0;
+    [[gnu::always_inline]] bool done() const { return off >= end; }
+    [[gnu::always_inline]] void step() {
+      if (done()) return;
+      __builtin_prefetch(at + j * js + std::min(off, depth - 1));
+      if (++j == NR) j = 0, off += line;
+    }
+  };
+  template <class First, class Second>
+  struct BothFetch {
+    First first;
+    Second second;
+    [[gnu::always_inline]] void step() {
+      first.step();
+      second.step();
+    }
+  };
 
   // Prefetches the MR values of one step's A slice at `at`, every line of them: one line per
   // step (half of a 32-float slice) left the Winograd products streaming U from memory 1.7x
@@ -196,33 +241,50 @@ struct MicroKernel {
   // (packed, a_ps = MR) into c + t * MR, all against the same B panel. One call per column
   // panel instead of per tile: B's addressing is set up once. With `fetch_after`, each k step
   // also prefetches the lines of the next tile's A slice it will read (of fetch_after's during
-  // the last tile): for A read from memory (single-set kernels only).
+  // the last tile): for A read from memory (single-set kernels only). With `fetch_b` (B read in
+  // place with contiguous columns, b_ps = 1), the k steps also fetch the next column panel,
+  // NR columns b_js apart from fetch_b, a line per step (PanelFetch).
   // Never inlined, like run: inlined into the BLAS mainloop its k loop ran out of registers
   // for B's column offsets and reloaded them from the stack every step.
   [[gnu::noinline]] static void run_column(int64_t tiles, int64_t kc, const T* __restrict a, int64_t a_panel, const T* __restrict b,
                          int64_t b_ps, int64_t b_js, T* __restrict c, int64_t ldc, T alpha, T beta,
-                         const T* fetch_after = nullptr) {
-    auto each = [&]<int BPS, int BJS, bool Fetch>() __attribute__((always_inline)) {
+                         const T* fetch_after = nullptr, const T* fetch_b = nullptr) {
+    auto each = [&]<int BPS, int BJS, bool FetchA, bool FetchB>() __attribute__((always_inline)) {
+      PanelFetch panel{fetch_b, b_js, kc};  // over all the tiles, from where the last left off
       for (int64_t t = 0; t < tiles; ++t) {
         V acc[NR][NV];
         T* ct = c + t * mr;
         start(acc, ct, ldc);
-        if constexpr (Fetch)
-          rotate<mr, BPS, BJS, true>(kc, a + t * a_panel, mr, b, b_ps, b_js, acc, nullptr,
-                                     t + 1 < tiles ? a + (t + 1) * a_panel : fetch_after);
-        else
-          accumulate<mr, BPS, BJS>(kc, a + t * a_panel, mr, b, b_ps, b_js, acc);
+        const T* at = a + t * a_panel;
+        SliceFetch slice{t + 1 < tiles ? at + a_panel : fetch_after, mr};
+        if constexpr (FetchA && FetchB) {
+          BothFetch<SliceFetch&, PanelFetch&> both{slice, panel};
+          rotate<mr, BPS, BJS>(kc, at, mr, b, b_ps, b_js, acc, nullptr, both);
+        } else if constexpr (FetchA) {
+          rotate<mr, BPS, BJS>(kc, at, mr, b, b_ps, b_js, acc, nullptr, slice);
+        } else if constexpr (FetchB) {
+          rotate<mr, BPS, BJS>(kc, at, mr, b, b_ps, b_js, acc, nullptr, panel);
+        } else {
+          accumulate<mr, BPS, BJS>(kc, at, mr, b, b_ps, b_js, acc);
+        }
         store(acc, ct, ldc, alpha, beta);
       }
     };
-    if constexpr (chains == 1)
-      if (fetch_after) {
-        if (b_ps == NR && b_js == 1) return each.template operator()<NR, 1, true>();
-        if (b_ps == 1) return each.template operator()<1, 0, true>();
+    if constexpr (chains > 1)  // (no full-size kernel has more than one set)
+      for (PanelFetch all{fetch_b, b_js, kc}; fetch_b && !all.done();) all.step();
+    if constexpr (chains == 1) {
+      if (fetch_b && b_ps == 1) {
+        if (fetch_after) return each.template operator()<1, 0, true, true>();
+        return each.template operator()<1, 0, false, true>();
       }
-    if (b_ps == NR && b_js == 1) each.template operator()<NR, 1, false>();
-    else if (b_ps == 1) each.template operator()<1, 0, false>();
-    else each.template operator()<0, 0, false>();
+      if (fetch_after) {
+        if (b_ps == NR && b_js == 1) return each.template operator()<NR, 1, true, false>();
+        if (b_ps == 1) return each.template operator()<1, 0, true, false>();
+      }
+    }
+    if (b_ps == NR && b_js == 1) each.template operator()<NR, 1, false, false>();
+    else if (b_ps == 1) each.template operator()<1, 0, false, false>();
+    else each.template operator()<0, 0, false, false>();
   }
 
   // The tile over a depth read in `runs` pieces of `len` steps, B in place: piece r reads the
@@ -237,8 +299,9 @@ struct MicroKernel {
     // steps, too short to pay for sets of their own, while its ragged 16x3 + 16x1 edge tiles
     // need them (a 16x1 tile on one set runs at a quarter of the FMA rate).
     with_sets(runs * len, acc, [&](Sets* more) __attribute__((always_inline)) {
+      NoFetch none;
       for (int64_t r = 0; r < runs; ++r)
-        rotate<mr, 1, 0>(len, a + r * len * mr, mr, pieces[r] + offset, 1, b_js, acc, more);
+        rotate<mr, 1, 0>(len, a + r * len * mr, mr, pieces[r] + offset, 1, b_js, acc, more, none);
     });
     store(acc, c, ldc, alpha, beta);
   }
@@ -261,7 +324,13 @@ struct MicroKernel {
 #pragma GCC unroll 16
         for (int j = 0; j < NR; ++j) b[j] = cols[j] + r * piece_stride;
         const T* ar = a + r * len * mr;
-        rotate_columns<Fetch>(len, ar, b, acc, more, ar + fetch_ahead * mr);
+        if constexpr (Fetch) {
+          SliceFetch ahead{ar + fetch_ahead * mr, mr};
+          rotate_columns(len, ar, b, acc, more, ahead);
+        } else {
+          NoFetch none;
+          rotate_columns(len, ar, b, acc, more, none);
+        }
       }
     };
     with_sets(runs * len, acc, [&](Sets* more) __attribute__((always_inline)) {
@@ -272,16 +341,13 @@ struct MicroKernel {
   }
 
   // kc steps of acc += A B with B's columns at b[j] (element p at b[j][p]), sets as in rotate.
-  template <bool Fetch = false>
+  template <class Fetch>
   [[gnu::always_inline]] static void rotate_columns(int64_t kc, const T* __restrict a, const T* const (&b)[NR],
-                                                    V (&acc)[NR][NV], Sets* more, const T* fetch = nullptr) {
+                                                    V (&acc)[NR][NV], Sets* more, Fetch& fetch) {
     int64_t p = 0;
     auto step = [&](V (&t)[NR][NV]) __attribute__((always_inline)) {
       fma_step(t, a, [&](int j) __attribute__((always_inline)) { return b[j] + p; });
-      if constexpr (Fetch) {
-        fetch_slice(fetch);
-        fetch += mr;
-      }
+      fetch.step();
       a += mr;
       ++p;
     };
