@@ -13,6 +13,7 @@
 
 #include "strata/blas/level3.hpp"
 #include "strata/blas/lt.hpp"
+#include "strata/tile/blocking.hpp"
 #include "strata/tile/scheduler.hpp"
 #include "strata/core/log.hpp"
 #include "strata/core/status.hpp"
@@ -172,7 +173,18 @@ TEST(GemmEngine, LargerThanCacheBlocks) {
       check_gemm<float>(Op::T, Op::N, 150, 97, 1000, 2.0f, 0.5f, threads, isa);   // the same with A transposed
       check_gemm<float>(Op::N, Op::N, 450, 40, 900, 1.0f, 0.5f, threads, isa);   // B in place, 3 A blocks
       check_gemm<float>(Op::N, Op::N, 1100, 41, 45, 1.0f, 0.5f, threads, isa);   // short k: one A block of all rows
+      check_gemm<float>(Op::N, Op::T, 70, 4100, 24, 1.0f, 0.5f, threads, isa);   // N beyond NC: two equal column blocks
     }
+}
+
+// Cache blocks cut an extent into equal steps of whole micro-tiles, never beyond the cap
+// (the pack buffers' size).
+TEST(GemmEngine, CacheBlocksAreEqualSteps) {
+  EXPECT_EQ(tile::balanced_step(4096, 4092, 12), 2052);  // not 4092 + 4
+  EXPECT_EQ(tile::balanced_step(4096, 544, 32), 512);    // not 7 x 544 + 288
+  EXPECT_EQ(tile::balanced_step(2048, 4092, 12), 2052);  // one block
+  EXPECT_EQ(tile::balanced_step(100, 30, 7), 28);
+  EXPECT_EQ(tile::balanced_step(100, 30, 8), 30);        // 32 would pass the cap
 }
 
 TEST(GemmEngine, BetaZeroDoesNotReadC) {

@@ -20,6 +20,14 @@ inline constexpr int64_t l1_floor_bytes = 32 * 1024;
 
 inline int64_t round_down_to(int64_t x, int64_t unit) { return std::max(unit, x / unit * unit); }
 
+// The step that cuts `extent` into as few blocks of at most `cap` as possible, of equal size
+// in multiples of `unit` (cap, when cap is not a multiple of unit).
+inline int64_t balanced_step(int64_t extent, int64_t cap, int64_t unit) {
+  const int64_t pieces = (extent + cap - 1) / cap;
+  const int64_t step = ((extent + pieces - 1) / pieces + unit - 1) / unit * unit;
+  return std::min(step, cap);
+}
+
 // l1/l2/l3: bytes of L1d and L2 per core, and of L3 (0 if unknown).
 inline BlockSizes derive_block_sizes(int mr, int nr, std::size_t elem_bytes, std::size_t l1, std::size_t l2,
                                      std::size_t l3) {
