@@ -171,42 +171,40 @@ void transform_inputs(const ConvProblem& p, const Geometry& g, const WinogradKer
   for (std::size_t t = 0; t < origins.size(); ++t) {
     const TileOrigin& o = origins[t];
     const float* base = xg + o.n * p.xs[0] + o.d * p.xs[2];
-    for (int64_t c0 = c_lo; c0 < c_hi; c0 += L) {
-      const int lanes = int(std::min<int64_t>(L, c_hi - c0));
-      for (int i = 0; i < A; ++i) {
-        const int64_t ih = o.h0 + i;
-        for (int j = 0; j < A; ++j) {
-          const int64_t iw = o.w0 + j;
-          float* d = dbuf + (i * A + j) * L;
-          if (ih >= 0 && ih < p.in[1] && iw >= 0 && iw < p.in[2]) {
-            const float* src = base + ih * ldh + iw * ldw + c0;
-            if (lanes == L) std::memcpy(d, src, sizeof(float) * L);
-            else for (int l = 0; l < L; ++l) d[l] = l < lanes ? src[l] : 0.f;
-          } else {
-            std::memset(d, 0, sizeof(float) * L);
-          }
-        }
-      }
-      float* v = V + int64_t(t) * Cg + c0;
-      if (lanes == L) {
-        kern.input(dbuf, v, v_stride);
-      } else {  // a partial lane group must not spill into the next tile's channels
-        kern.input(dbuf, vbuf, L);
-        for (int e = 0; e < A * A; ++e) std::memcpy(v + e * v_stride, vbuf + e * L, sizeof(float) * std::size_t(lanes));
-      }
-    }
+    // The patch's rows and columns inside the image, read where they lie (the rest is padding),
+    // all whole lane groups in one call.
+    const PatchWindow win{int(std::clamp<int64_t>(-o.h0, 0, A)), int(std::clamp<int64_t>(p.in[1] - o.h0, 0, A)),
+                          int(std::clamp<int64_t>(-o.w0, 0, A)), int(std::clamp<int64_t>(p.in[2] - o.w0, 0, A))};
+    const bool any = win.r0 < win.r1 && win.c0 < win.c1;
+    const float* first = any ? base + (o.h0 + win.r0) * ldh + (o.w0 + win.c0) * ldw : base;
+    const int64_t groups = (c_hi - c_lo) / L, c0 = c_lo + groups * L;
+    float* vt = V + int64_t(t) * Cg;
+    kern.input(first + c_lo, ldh, ldw, win, groups, vt + c_lo, v_stride);
+    if (c0 == c_hi) continue;
+    // A partial last group goes through a zero-filled copy of its lanes: nothing past the
+    // group's channels is read, and its V lanes are copied out so that none past them is written.
+    const int lanes = int(c_hi - c0);
+    std::fill(dbuf, dbuf + A * A * L, 0.f);
+    for (int i = win.r0; i < win.r1; ++i)
+      for (int j = win.c0; j < win.c1; ++j)
+        std::memcpy(dbuf + (i * A + j) * L, first + (i - win.r0) * ldh + (j - win.c0) * ldw + c0,
+                    sizeof(float) * std::size_t(lanes));
+    kern.input(dbuf, A * L, L, PatchWindow{0, A, 0, A}, 1, vbuf, L);
+    for (int e = 0; e < A * A; ++e) std::memcpy(vt + c0 + e * v_stride, vbuf + e * L, sizeof(float) * std::size_t(lanes));
   }
 }
 
 // The output transform of 8 lanes of M at mt (the xi-th values at mt + xi * m_stride); a partial
 // group of lanes goes through a zero-padded copy, so nothing past its valid lanes is read (the
 // last tile ends the buffer; rows past a block's tiles were never written).
-void output_lanes(const WinogradKernels& kern, int xis, const float* mt, int64_t m_stride, int lanes, float* ybuf) {
-  if (lanes == L) return kern.output(mt, m_stride, ybuf);
+void output_lanes(const WinogradKernels& kern, const Geometry& g, const float* mt, int64_t m_stride, int lanes,
+                  float* ybuf) {
+  const PatchWindow all{0, g.m, 0, g.m};
+  if (lanes == L) return kern.output(mt, m_stride, 1, ybuf, g.m * L, L, all, 1.f, 0.f);
   alignas(32) float mbuf[36 * L];
-  for (int e = 0; e < xis; ++e)
+  for (int e = 0; e < g.xi; ++e)
     for (int l = 0; l < L; ++l) mbuf[e * L + l] = l < lanes ? mt[e * m_stride + l] : 0.f;
-  kern.output(mbuf, L, ybuf);
+  kern.output(mbuf, L, 1, ybuf, g.m * L, L, all, 1.f, 0.f);
 }
 
 // Where tile o's outputs start in y (channel 0 of its top-left pixel) and how many of its
@@ -230,9 +228,14 @@ void transform_outputs_tiles_as_columns(const ConvProblem& p, const Geometry& g,
   float* yg = y + grp * Kg * p.ys[1];
   for (std::size_t t = 0; t < origins.size(); ++t) {
     const TileOutput out = tile_output(p, g, origins[t], yg);
-    for (int64_t k0 = k_lo; k0 < k_hi; k0 += L) {
+    // The tile's part inside the output written in place, all whole lane groups in one call;
+    // a partial last group through a buffer.
+    const int64_t groups = (k_hi - k_lo) / L;
+    kern.output(M + int64_t(t) * Kg + k_lo, m_stride, groups, out.base + k_lo, p.ys[3], p.ys[4],
+                PatchWindow{0, out.rows, 0, out.cols}, alpha, beta);
+    for (int64_t k0 = k_lo + groups * L; k0 < k_hi; k0 += L) {
       const int lanes = int(std::min<int64_t>(L, k_hi - k0));
-      output_lanes(kern, g.xi, M + int64_t(t) * Kg + k0, m_stride, lanes, ybuf);
+      output_lanes(kern, g, M + int64_t(t) * Kg + k0, m_stride, lanes, ybuf);
       for (int i = 0; i < out.rows; ++i)
         for (int j = 0; j < out.cols; ++j) {
           float* dst = out.base + i * p.ys[3] + j * p.ys[4] + k0;
@@ -255,7 +258,7 @@ void transform_outputs_tiles_as_rows(const ConvProblem& p, const Geometry& g, co
   for (int64_t t0 = 0; t0 < count; t0 += L) {
     const int lanes = int(std::min<int64_t>(L, count - t0));
     for (int64_t k = k_lo; k < k_hi; ++k) {
-      output_lanes(kern, g.xi, M + k * g.pb + t0, m_stride, lanes, ybuf);
+      output_lanes(kern, g, M + k * g.pb + t0, m_stride, lanes, ybuf);
       for (int l = 0; l < lanes; ++l) {
         const TileOutput out = tile_output(p, g, origins[std::size_t(t0 + l)], yg);
         for (int i = 0; i < out.rows; ++i)

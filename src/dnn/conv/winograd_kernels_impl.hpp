@@ -14,26 +14,33 @@ namespace {
 
 // Eight floats as one value; GCC/Clang lower it to one AVX register or two SSE registers.
 typedef float v8 __attribute__((vector_size(32)));
+// Sixteen, for runs of two lane groups where the slot has AVX-512 (one zmm register).
+typedef float v16 __attribute__((vector_size(64)));
 
-inline v8 load8(const float* p) {
-  v8 v;
+template <class V = v8>
+inline V load(const float* p) {
+  V v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-inline void store8(float* p, v8 v) { std::memcpy(p, &v, sizeof v); }
+inline v8 load8(const float* p) { return load<v8>(p); }
+template <class V>
+inline void store(float* p, V v) { std::memcpy(p, &v, sizeof v); }
+inline void store8(float* p, v8 v) { store(p, v); }
 inline v8 splat(float f) { return v8{f, f, f, f, f, f, f, f}; }
 
 // ---- one-dimensional transforms on alpha (or 3) vectors --------------------------------------
 
 struct F4 {
   static constexpr int m = 4, alpha = 6;
-  static void in(const v8* d, v8* t) {  // B^T d
-    t[0] = splat(4.f) * d[0] - splat(5.f) * d[2] + d[4];
-    t[1] = -splat(4.f) * (d[1] + d[2]) + d[3] + d[4];
-    t[2] = splat(4.f) * (d[1] - d[2]) - d[3] + d[4];
-    t[3] = splat(2.f) * (d[3] - d[1]) - d[2] + d[4];
-    t[4] = splat(2.f) * (d[1] - d[3]) - d[2] + d[4];
-    t[5] = splat(4.f) * d[1] - splat(5.f) * d[3] + d[5];
+  template <class V>
+  static void in(const V* d, V* t) {  // B^T d
+    t[0] = 4.f * d[0] - 5.f * d[2] + d[4];
+    t[1] = -4.f * (d[1] + d[2]) + d[3] + d[4];
+    t[2] = 4.f * (d[1] - d[2]) - d[3] + d[4];
+    t[3] = 2.f * (d[3] - d[1]) - d[2] + d[4];
+    t[4] = 2.f * (d[1] - d[3]) - d[2] + d[4];
+    t[5] = 4.f * d[1] - 5.f * d[3] + d[5];
   }
   static void filt(const v8* g, v8* u) {  // G g
     u[0] = splat(1.f / 4) * g[0];
@@ -43,18 +50,20 @@ struct F4 {
     u[4] = splat(1.f / 24) * g[0] - splat(1.f / 12) * g[1] + splat(1.f / 6) * g[2];
     u[5] = g[2];
   }
-  static void out(const v8* s, v8* y) {  // A^T s
-    const v8 a = s[1] + s[2], b = s[1] - s[2], c = s[3] + s[4], d = s[3] - s[4];
+  template <class V>
+  static void out(const V* s, V* y) {  // A^T s
+    const V a = s[1] + s[2], b = s[1] - s[2], c = s[3] + s[4], d = s[3] - s[4];
     y[0] = s[0] + a + c;
-    y[1] = b + splat(2.f) * d;
-    y[2] = a + splat(4.f) * c;
-    y[3] = b + splat(8.f) * d + s[5];
+    y[1] = b + 2.f * d;
+    y[2] = a + 4.f * c;
+    y[3] = b + 8.f * d + s[5];
   }
 };
 
 struct F2 {
   static constexpr int m = 2, alpha = 4;
-  static void in(const v8* d, v8* t) {
+  template <class V>
+  static void in(const V* d, V* t) {
     t[0] = d[0] - d[2];
     t[1] = d[1] + d[2];
     t[2] = d[2] - d[1];
@@ -66,7 +75,8 @@ struct F2 {
     u[2] = splat(0.5f) * (g[0] - g[1] + g[2]);
     u[3] = g[2];
   }
-  static void out(const v8* s, v8* y) {
+  template <class V>
+  static void out(const V* s, V* y) {
     y[0] = s[0] + s[1] + s[2];
     y[1] = s[1] - s[2] - s[3];
   }
@@ -74,23 +84,43 @@ struct F2 {
 
 // ---- two-dimensional: columns first, then rows -------------------------------------------------
 
-template <class F>
-void input_2d(const float* dp, float* v, int64_t v_stride) {
+// One patch's lanes: V's width of consecutive channels of each of the alpha x alpha pixels,
+// those in `win` read where they lie (pixel (i, j) at first + (i - r0) * ldh + (j - c0) * ldw),
+// the others (padding) zero.
+template <class F, class V>
+[[gnu::always_inline]] inline void input_patch(const float* first, int64_t ldh, int64_t ldw, PatchWindow win,
+                                               float* v, int64_t v_stride) {
   constexpr int A = F::alpha;
-  v8 d[A][A], t[A][A];
+  V d[A][A], t[A][A];
   for (int i = 0; i < A; ++i)
-    for (int j = 0; j < A; ++j) d[i][j] = load8(dp + (i * A + j) * kWinogradLanes);
+    for (int j = 0; j < A; ++j)
+      d[i][j] = i >= win.r0 && i < win.r1 && j >= win.c0 && j < win.c1
+                    ? load<V>(first + (i - win.r0) * ldh + (j - win.c0) * ldw)
+                    : V{};
   for (int j = 0; j < A; ++j) {  // B^T d, column j
-    v8 col[A], r[A];
+    V col[A], r[A];
     for (int i = 0; i < A; ++i) col[i] = d[i][j];
     F::in(col, r);
     for (int i = 0; i < A; ++i) t[i][j] = r[i];
   }
   for (int i = 0; i < A; ++i) {  // (B^T d) B, row i
-    v8 r[A];
+    V r[A];
     F::in(t[i], r);
-    for (int j = 0; j < A; ++j) store8(v + (i * A + j) * v_stride, r[j]);
+    for (int j = 0; j < A; ++j) store(v + (i * A + j) * v_stride, r[j]);
   }
+}
+
+// `groups` consecutive lane groups of one patch, read where they lie: one call per tile rather
+// than per group, and two groups at a time in zmm registers where the slot has AVX-512.
+template <class F>
+void input_2d(const float* first, int64_t ldh, int64_t ldw, PatchWindow win, int64_t groups, float* v,
+              int64_t v_stride) {
+  constexpr int L = kWinogradLanes;
+  int64_t g = 0;
+#if defined(__AVX512F__)
+  for (; g + 2 <= groups; g += 2) input_patch<F, v16>(first + g * L, ldh, ldw, win, v + g * L, v_stride);
+#endif
+  for (; g < groups; ++g) input_patch<F, v8>(first + g * L, ldh, ldw, win, v + g * L, v_stride);
 }
 
 template <class F>
@@ -111,23 +141,44 @@ void filter_2d(const float* gp, float* u) {
   }
 }
 
-template <class F>
-void output_2d(const float* mp, int64_t m_stride, float* y) {
+// One tile's outputs for V's width of consecutive channels, those in `win` (rows [0, r1),
+// columns [0, c1): the tile's part inside the image): y(i, j) at y + i * ldh + j * ldw becomes
+// alpha * (A^T M A)(i, j) + beta * y(i, j) (beta == 0 never reads y).
+template <class F, class V>
+[[gnu::always_inline]] inline void output_patch(const float* mp, int64_t m_stride, float* y, int64_t ldh, int64_t ldw,
+                                                PatchWindow win, float alpha, float beta) {
   constexpr int A = F::alpha, M = F::m;
-  v8 s[A][A], t[M][A];
+  V s[A][A], t[M][A];
   for (int i = 0; i < A; ++i)
-    for (int j = 0; j < A; ++j) s[i][j] = load8(mp + (i * A + j) * m_stride);
+    for (int j = 0; j < A; ++j) s[i][j] = load<V>(mp + (i * A + j) * m_stride);
   for (int j = 0; j < A; ++j) {
-    v8 col[A], r[M];
+    V col[A], r[M];
     for (int i = 0; i < A; ++i) col[i] = s[i][j];
     F::out(col, r);
     for (int i = 0; i < M; ++i) t[i][j] = r[i];
   }
-  for (int i = 0; i < M; ++i) {
-    v8 r[M];
+  for (int i = 0; i < M && i < win.r1; ++i) {
+    V r[M];
     F::out(t[i], r);
-    for (int j = 0; j < M; ++j) store8(y + (i * M + j) * kWinogradLanes, r[j]);
+    for (int j = 0; j < M && j < win.c1; ++j) {
+      float* dst = y + i * ldh + j * ldw;
+      if (beta == 0.f) store(dst, alpha == 1.f ? r[j] : alpha * r[j]);
+      else store(dst, alpha * r[j] + beta * load<V>(dst));
+    }
   }
+}
+
+// `groups` consecutive lane groups of one tile (group g's M at mp + 8 g, its outputs at y + 8 g),
+// two at a time in zmm registers where the slot has AVX-512.
+template <class F>
+void output_2d(const float* mp, int64_t m_stride, int64_t groups, float* y, int64_t ldh, int64_t ldw, PatchWindow win,
+               float alpha, float beta) {
+  constexpr int L = kWinogradLanes;
+  int64_t g = 0;
+#if defined(__AVX512F__)
+  for (; g + 2 <= groups; g += 2) output_patch<F, v16>(mp + g * L, m_stride, y + g * L, ldh, ldw, win, alpha, beta);
+#endif
+  for (; g < groups; ++g) output_patch<F, v8>(mp + g * L, m_stride, y + g * L, ldh, ldw, win, alpha, beta);
 }
 
 // ---- the products -------------------------------------------------------------------------
