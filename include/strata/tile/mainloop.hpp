@@ -113,7 +113,8 @@ struct Mainloop {
               if (!policy.pack_b && (nr == NR || covers_exactly<Kernel>(MR, nr))) {
                 // b.v is panel-major: (j, p) at data + j * rs + p * cs.
                 bt = {b.v.data + (jc + jr) * b.v.rs + pc * b.v.cs, b.v.cs, b.v.rs};
-                // Streaming B is latency-bound: the next panel is fetched while this one computes.
+                // Streaming B is latency-bound: the next panel is fetched while this one computes
+                // (by run_column, below).
                 if (fetch_b && bt.ps == 1 && nr == NR && jr + 2 * NR <= nc) bt.next = bt.data + NR * bt.js;
               } else if (!policy.pack_b) {
                 T* bedge = static_cast<T*>(thread_pack_buffer(1).get(sizeof(T) * std::size_t(NR * kc)));
@@ -151,11 +152,13 @@ struct Mainloop {
             }
             // Full tiles of a packed A against a full B panel: one kernel call down the column
             // (B's addressing set up once; in-process A/B, NHWC 1x1 convolutions 1.03-1.04x in
-            // sum, 1.13x at depth 64 with 16 tiles a column); the rest tile by tile.
+            // sum, 1.13x at depth 64 with 16 tiles a column) -- a single tile too where that call
+            // fetches the next in-place B panel (32 x 4096 x 4096: 1.36-1.38x on 1 thread, 1.13x on
+            // 2); the rest tile by tile.
             int64_t first_ir = 0;
             if constexpr (requires { Kernel::run_column; }) {
               const int64_t full = mc / MR;
-              if (nr == NR && full > 1 && !direct_a && tris.a == Triangle::none) {
+              if (nr == NR && (full > 1 || (full == 1 && bpanel.next)) && !direct_a && tris.a == Triangle::none) {
                 const T* a0;
                 int64_t a_panel;
                 // A prepacked A (a prepared filter) comes from memory on the block's first column
@@ -172,17 +175,17 @@ struct Mainloop {
                 } else {
                   a0 = ap, a_panel = MR * kc;
                 }
-                // The next B panel read in place is fetched a line per k step, not in a burst
-                // (which the tile-by-tile walk below still issues): in-process, NHWC 1x1
-                // layers on 56x56 images 1.02-1.04x at batch 1, 1.07-1.12x at batch 8, sgemm
-                // 64x3136x256 1.04x, 128^3-1024^3 1.00x.
+                // The next B panel read in place is fetched a line per k step: in-process, NHWC
+                // 1x1 layers on 56x56 images 1.02-1.04x at batch 1, 1.07-1.12x at batch 8, sgemm
+                // 64x3136x256 1.04x, 128^3-1024^3 1.00x, against all its lines in a burst at the
+                // panel's start. The tile-by-tile walk below fetches nothing: the burst there
+                // had cost 16 x 4096 x 4096 5-11% and 8 x 1024 x 1024 11%.
                 Kernel::run_column(full, b1 - b0, a0 + b0 * MR, a_panel, bt + b0 * b_ps, b_ps, b_js,
                                    c + ic + (jc + jr) * ldc, ldc, alpha, beta_step, fetch,
                                    bpanel.next ? bpanel.next + b0 : nullptr);
                 first_ir = full * MR;
               }
             }
-            if (first_ir == 0 && bpanel.next) fetch_burst(bpanel.next, bpanel.js, kc);
             for (int64_t ir = first_ir; ir < mc; ir += MR) {
               const int64_t mr = std::min<int64_t>(MR, mc - ir);
               T* ct = c + (ic + ir) + (jc + jr) * ldc;
@@ -232,13 +235,6 @@ struct Mainloop {
     int64_t ps, js;
     const T* next = nullptr;
   };
-
-  // Every line of an in-place B panel (NR columns js apart, kc contiguous values each) at once:
-  // for the tile-by-tile walks, whose kernels take no fetcher.
-  static void fetch_burst(const T* panel, int64_t js, int64_t kc) {
-    for (int j = 0; j < NR; ++j)
-      for (int64_t p = 0; p < kc; p += int64_t(64 / sizeof(T))) __builtin_prefetch(panel + j * js + p);
-  }
 
   // A prepacked A (a prepared filter, Winograd's transformed one) against a block of at most
   // this many column panels is walked tile-stationary: each A tile meets every column panel
