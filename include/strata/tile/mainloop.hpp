@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "strata/core/cpu.hpp"
 #include "strata/tile/blocking.hpp"
 #include "strata/tile/matrix.hpp"
 #include "strata/tile/microkernel.hpp"
@@ -62,6 +63,10 @@ struct Mainloop {
     // A B read in place that fits in L1 is not fetched ahead: it is there after the first
     // panel, and the fetch loop was a third of the mainloop's own time at 32^3.
     const bool fetch_b = k * n * int64_t(sizeof(T)) > l1_floor_bytes;
+    // The half-height kernel's steps are half as long: its fetch of the next B panel pays only
+    // where B comes from memory (16 x 4096 x 4096, 64 MB: 1.09-1.12x); from L3 it cost more than
+    // the hardware prefetcher left to gain (16 x 1024 x 1024: 0.78-0.81x).
+    const bool b_from_memory = k * n * int64_t(sizeof(T)) > int64_t(cpu_features().l3_bytes);
 
     // Blocks of equal size: n = 4096 in blocks of at most 4092 columns had left a second block
     // of 4 columns that packed all of A again (4096^3: 1.03-1.05x, NT alike).
@@ -80,8 +85,19 @@ struct Mainloop {
           if (tri == Triangle::upper && row0 + ic > col0 + jc + nc - 1) break;
           if (tri == Triangle::lower && row0 + ic + mc - 1 < col0 + jc) continue;
           const bool direct_a = !policy.pack_a;
-          if constexpr (!a_prepacked)
-            if (!direct_a) a.template pack<MR>(ic, mc, pc, kc, ap);
+          // A block no taller than the half-height kernel is packed at its height (no zero
+          // rows), and one exactly as tall runs down each column panel as that kernel's own,
+          // fetching the next in-place B panel (below).
+          int64_t a_rows = MR;  // the packed panels' row count
+          if constexpr (!a_prepacked && requires { typename Kernel::HalfRows; })
+            if (!direct_a && Kernel::HalfRows::mr < MR && mc <= Kernel::HalfRows::mr && tri == Triangle::none &&
+                !cut_depth)
+              a_rows = Kernel::HalfRows::mr;
+          if constexpr (!a_prepacked) {
+            if (!direct_a && a_rows == MR) a.template pack<MR>(ic, mc, pc, kc, ap);
+            if constexpr (requires { typename Kernel::HalfRows; })
+              if (a_rows != MR) a.template pack<Kernel::HalfRows::mr>(ic, mc, pc, kc, ap);
+          }
           // A read in place still packs a partial last row panel (the kernel reads whole MR
           // rows), once per block, not once per column panel (8 x 1024 x 1024 packed its 8 rows
           // 171 times) -- unless it is exactly as tall as the half-height kernel, which then
@@ -185,6 +201,12 @@ struct Mainloop {
                                    bpanel.next ? bpanel.next + b0 : nullptr);
                 first_ir = full * MR;
               }
+              if constexpr (requires { typename Kernel::HalfRows; })
+                if (a_rows == Kernel::HalfRows::mr && mc == a_rows && nr == NR && bpanel.next && b_from_memory) {
+                  Kernel::HalfRows::run_column(1, kc, ap, 0, bt, b_ps, b_js, c + ic + (jc + jr) * ldc, ldc, alpha,
+                                               beta_step, nullptr, bpanel.next);
+                  first_ir = mc;
+                }
             }
             for (int64_t ir = first_ir; ir < mc; ir += MR) {
               const int64_t mr = std::min<int64_t>(MR, mc - ir);
@@ -193,7 +215,7 @@ struct Mainloop {
               const T* at;
               if constexpr (a_prepacked) at = a.panel(ic + ir, pc);
               else at = ap + ir * kc;
-              int64_t a_ps = MR;
+              int64_t a_ps = a_rows;
               if constexpr (a_in_place_ok) {  // policy.pack_a is forced for every other operand
                 if (direct_a && (mr == MR || ragged_in_place)) {
                   at = a.v.data + (ic + ir) * a.v.rs + pc * a.v.cs;
