@@ -92,7 +92,10 @@ PackPolicy choose_pack_policy(const GemmArgs<T, TA, TB>& g, const BlockSizes& bs
 // strided column of B sits a page apart from the next, so fewer pieces also mean fewer TLB
 // walks). On one thread all rows make one A block (the policy streams B only while they are at
 // most three blocks), read from L3 once per column panel: one core's share of L3 bandwidth
-// feeds the kernel, and B is read once per k block. With more parts the cores would share
+// feeds the kernel, and B is read once per k block -- unless the depth is shorter than KC:
+// then the block keeps to A's L2 budget (a_block_rows) and B, as short, is read once per block
+// (4096 x 4096 x 64, 2048 x 2048 x 128: 1.03x; a 4096-row block of depth 64 had filled L2, and
+// the C panels written past it pushed it out). With more parts the cores would share
 // that bandwidth, so the rows split into equal blocks within about L2 (1.5 x bs.mc x bs.kc
 // elements). Measured interleaved: the 1x1 convolution 256 x 196 x 1024 (prepared filter as
 // A) 0.93 -> 0.97x oneDNN on 1 thread; 512 x 196 x 1024 on 2 threads 0.80x with one block,
@@ -119,7 +122,7 @@ BlockSizes streaming_blocks(int64_t m, int64_t k, const BlockSizes& bs, PackPoli
     b.nc = std::max<int64_t>(Kernel::nr, bs.kc * bs.nc / b.kc / Kernel::nr * Kernel::nr);
     const int64_t all_rows = (m + Kernel::mr - 1) / Kernel::mr * Kernel::mr;
     if (parts == 1) {
-      b.mc = std::max(bs.mc, std::min(all_rows, 3 * a_block_rows<Kernel>(k, bs)));
+      b.mc = std::max(bs.mc, std::min(all_rows, (k < bs.kc ? 1 : 3) * a_block_rows<Kernel>(k, bs)));
     } else {  // equal row blocks of at most 1.5 x A's L2 budget (a last block of one row would re-read all of B)
       const int64_t budget_rows = std::max<int64_t>(Kernel::mr, 3 * bs.mc * bs.kc / 2 / b.kc / Kernel::mr * Kernel::mr);
       const int64_t blocks = (all_rows + budget_rows - 1) / budget_rows;
