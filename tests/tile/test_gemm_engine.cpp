@@ -177,6 +177,39 @@ TEST(GemmEngine, LargerThanCacheBlocks) {
     }
 }
 
+// A block of at most 16 rows (the half-height kernel's) is packed at that height; with B read
+// in place from memory (here 34 MB, beyond this machine's L3) each column panel runs as one
+// column walk that fetches the next panel. Every entry against a double reference, every ISA,
+// 1 and 2 threads.
+TEST(GemmEngine, SixteenRowBlocksAgainstBFromMemory) {
+  const index_t m = 16, n = 4100, k = 2100;
+  std::mt19937 rng(7);
+  std::vector<float> A(size_t(m * k)), B(size_t(k * n));
+  for (auto& v : A) v = random_value<float>(rng);
+  for (auto& v : B) v = random_value<float>(rng);
+  std::vector<double> want(size_t(m * n), 0.0), mag(size_t(m * n), 0.0);
+  for (index_t j = 0; j < n; ++j)
+    for (index_t p = 0; p < k; ++p) {
+      const double b = B[size_t(p + j * k)];
+      for (index_t i = 0; i < m; ++i) {
+        want[size_t(i + j * m)] += double(A[size_t(i + p * m)]) * b;
+        mag[size_t(i + j * m)] += std::abs(double(A[size_t(i + p * m)]) * b);
+      }
+    }
+  const double eps = double(std::numeric_limits<float>::epsilon());
+  for (Isa isa : isas())
+    for (int threads : {1, 2}) {
+      std::vector<float> C(size_t(m * n), 0.0f);
+      Handle h;
+      h.set_isa(isa);
+      h.set_num_threads(threads);
+      gemm<float>(h, Op::N, Op::N, m, n, k, 1.0f, A.data(), m, B.data(), k, 0.0f, C.data(), m);
+      for (index_t e = 0; e < m * n; ++e)
+        ASSERT_LE(std::abs(double(C[size_t(e)]) - want[size_t(e)]), 4.0 * double(k + 2) * eps * mag[size_t(e)])
+            << isa_name(isa) << " t" << threads << " row " << e % m << " column " << e / m;
+    }
+}
+
 // Cache blocks cut an extent into equal steps of whole micro-tiles, never beyond the cap
 // (the pack buffers' size).
 TEST(GemmEngine, CacheBlocksAreEqualSteps) {
