@@ -9,6 +9,7 @@
 #include <complex>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "strata/blas/level3.hpp"
@@ -80,6 +81,15 @@ void check_gemm(Op ta, Op tb, index_t m, index_t n, index_t k, T alpha, T beta, 
     }
     for (index_t i = m; i < ldc; ++i) ASSERT_EQ(C[size_t(i + j * ldc)], C0[size_t(i + j * ldc)]) << "padding written";
   }
+}
+
+// A (m x k) and B (k x n), column-major without padding, from one seeded stream (A first).
+std::pair<std::vector<float>, std::vector<float>> random_operands(index_t m, index_t n, index_t k, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<float> A(size_t(m * k)), B(size_t(k * n));
+  for (auto& v : A) v = random_value<float>(rng);
+  for (auto& v : B) v = random_value<float>(rng);
+  return {std::move(A), std::move(B)};
 }
 
 std::vector<Isa> isas() {
@@ -183,10 +193,7 @@ TEST(GemmEngine, LargerThanCacheBlocks) {
 // 1 and 2 threads.
 TEST(GemmEngine, SixteenRowBlocksAgainstBFromMemory) {
   const index_t m = 16, n = 4100, k = 2100;
-  std::mt19937 rng(7);
-  std::vector<float> A(size_t(m * k)), B(size_t(k * n));
-  for (auto& v : A) v = random_value<float>(rng);
-  for (auto& v : B) v = random_value<float>(rng);
+  const auto [A, B] = random_operands(m, n, k, 7);
   std::vector<double> want(size_t(m * n), 0.0), mag(size_t(m * n), 0.0);
   for (index_t j = 0; j < n; ++j)
     for (index_t p = 0; p < k; ++p) {
@@ -371,10 +378,7 @@ TEST(GemmEngine, NaNAndInfPropagate) {
 
 TEST(GemmEngine, BitwiseIdenticalForAnyThreadCount) {
   const index_t m = 517, n = 389, k = 301;
-  std::mt19937 rng(7);
-  std::vector<float> A(size_t(m * k)), B(size_t(k * n));
-  for (auto& v : A) v = random_value<float>(rng);
-  for (auto& v : B) v = random_value<float>(rng);
+  const auto [A, B] = random_operands(m, n, k, 7);
   // From four parts on the scheduler may split C into a grid of row bands and column groups
   // (4 x 16, 2 x 2 ...): borders stay on micro-tiles, so the bits stay those of one thread.
   EXPECT_TRUE(tile::plan_partition(m, n, k, 32, 12, 4).grid());
