@@ -137,9 +137,8 @@ struct MicroKernel {
                       : depth + line - 1;
     int64_t off = 0;
     int j = 0;
-    [[gnu::always_inline]] bool done() const { return off >= end; }
     [[gnu::always_inline]] void step() {
-      if (done()) return;
+      if (off >= end) return;
       __builtin_prefetch(at + j * js + std::min(off, depth - 1));
       if (++j == NR) j = 0, off += line;
     }
@@ -243,7 +242,7 @@ struct MicroKernel {
   // also prefetches the lines of the next tile's A slice it will read (of fetch_after's during
   // the last tile): for A read from memory (single-set kernels only). With `fetch_b` (B read in
   // place with contiguous columns, b_ps = 1), the k steps also fetch the next column panel,
-  // NR columns b_js apart from fetch_b, a line per step (PanelFetch).
+  // NR columns b_js apart from fetch_b, a line per step (PanelFetch; single-set kernels too).
   // Never inlined, like run: inlined into the BLAS mainloop its k loop ran out of registers
   // for B's column offsets and reloaded them from the stack every step.
   [[gnu::noinline]] static void run_column(int64_t tiles, int64_t kc, const T* __restrict a, int64_t a_panel, const T* __restrict b,
@@ -270,8 +269,6 @@ struct MicroKernel {
         store(acc, ct, ldc, alpha, beta);
       }
     };
-    if constexpr (chains > 1)  // (no full-size kernel has more than one set)
-      for (PanelFetch all{fetch_b, b_js, kc}; fetch_b && !all.done();) all.step();
     if constexpr (chains == 1) {
       if (fetch_b && b_ps == 1) {
         if (fetch_after) return each.template operator()<1, 0, true, true>();

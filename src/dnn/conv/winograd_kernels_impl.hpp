@@ -23,11 +23,20 @@ inline V load(const float* p) {
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-inline v8 load8(const float* p) { return load<v8>(p); }
 template <class V>
 inline void store(float* p, V v) { std::memcpy(p, &v, sizeof v); }
-inline void store8(float* p, v8 v) { store(p, v); }
-inline v8 splat(float f) { return v8{f, f, f, f, f, f, f, f}; }
+
+// run.template operator()<V>(c) over `groups` lane groups of 8 channels, c the first channel's
+// offset: two groups at a time as one v16 where the slot has AVX-512, the rest as v8.
+template <class Run>
+[[gnu::always_inline]] inline void each_lane_run(int64_t groups, Run&& run) {
+  constexpr int L = kWinogradLanes;
+  int64_t g = 0;
+#if defined(__AVX512F__)
+  for (; g + 2 <= groups; g += 2) run.template operator()<v16>(g * L);
+#endif
+  for (; g < groups; ++g) run.template operator()<v8>(g * L);
+}
 
 // ---- one-dimensional transforms on alpha (or 3) vectors --------------------------------------
 
@@ -43,11 +52,11 @@ struct F4 {
     t[5] = 4.f * d[1] - 5.f * d[3] + d[5];
   }
   static void filt(const v8* g, v8* u) {  // G g
-    u[0] = splat(1.f / 4) * g[0];
-    u[1] = splat(-1.f / 6) * (g[0] + g[1] + g[2]);
-    u[2] = splat(-1.f / 6) * (g[0] - g[1] + g[2]);
-    u[3] = splat(1.f / 24) * g[0] + splat(1.f / 12) * g[1] + splat(1.f / 6) * g[2];
-    u[4] = splat(1.f / 24) * g[0] - splat(1.f / 12) * g[1] + splat(1.f / 6) * g[2];
+    u[0] = (1.f / 4) * g[0];
+    u[1] = (-1.f / 6) * (g[0] + g[1] + g[2]);
+    u[2] = (-1.f / 6) * (g[0] - g[1] + g[2]);
+    u[3] = (1.f / 24) * g[0] + (1.f / 12) * g[1] + (1.f / 6) * g[2];
+    u[4] = (1.f / 24) * g[0] - (1.f / 12) * g[1] + (1.f / 6) * g[2];
     u[5] = g[2];
   }
   template <class V>
@@ -71,8 +80,8 @@ struct F2 {
   }
   static void filt(const v8* g, v8* u) {
     u[0] = g[0];
-    u[1] = splat(0.5f) * (g[0] + g[1] + g[2]);
-    u[2] = splat(0.5f) * (g[0] - g[1] + g[2]);
+    u[1] = 0.5f * (g[0] + g[1] + g[2]);
+    u[2] = 0.5f * (g[0] - g[1] + g[2]);
     u[3] = g[2];
   }
   template <class V>
@@ -115,12 +124,7 @@ template <class F, class V>
 template <class F>
 void input_2d(const float* first, int64_t ldh, int64_t ldw, PatchWindow win, int64_t groups, float* v,
               int64_t v_stride) {
-  constexpr int L = kWinogradLanes;
-  int64_t g = 0;
-#if defined(__AVX512F__)
-  for (; g + 2 <= groups; g += 2) input_patch<F, v16>(first + g * L, ldh, ldw, win, v + g * L, v_stride);
-#endif
-  for (; g < groups; ++g) input_patch<F, v8>(first + g * L, ldh, ldw, win, v + g * L, v_stride);
+  each_lane_run(groups, [&]<class V>(int64_t c) { input_patch<F, V>(first + c, ldh, ldw, win, v + c, v_stride); });
 }
 
 template <class F>
@@ -128,7 +132,7 @@ void filter_2d(const float* gp, float* u) {
   constexpr int A = F::alpha;
   v8 g[3][3], t[A][3];
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) g[i][j] = load8(gp + (i * 3 + j) * kWinogradLanes);
+    for (int j = 0; j < 3; ++j) g[i][j] = load<v8>(gp + (i * 3 + j) * kWinogradLanes);
   for (int j = 0; j < 3; ++j) {
     v8 col[3] = {g[0][j], g[1][j], g[2][j]}, r[A];
     F::filt(col, r);
@@ -137,7 +141,7 @@ void filter_2d(const float* gp, float* u) {
   for (int i = 0; i < A; ++i) {
     v8 r[A];
     F::filt(t[i], r);
-    for (int j = 0; j < A; ++j) store8(u + (i * A + j) * kWinogradLanes, r[j]);
+    for (int j = 0; j < A; ++j) store(u + (i * A + j) * kWinogradLanes, r[j]);
   }
 }
 
@@ -173,12 +177,7 @@ template <class F, class V>
 template <class F>
 void output_2d(const float* mp, int64_t m_stride, int64_t groups, float* y, int64_t ldh, int64_t ldw, PatchWindow win,
                float alpha, float beta) {
-  constexpr int L = kWinogradLanes;
-  int64_t g = 0;
-#if defined(__AVX512F__)
-  for (; g + 2 <= groups; g += 2) output_patch<F, v16>(mp + g * L, m_stride, y + g * L, ldh, ldw, win, alpha, beta);
-#endif
-  for (; g < groups; ++g) output_patch<F, v8>(mp + g * L, m_stride, y + g * L, ldh, ldw, win, alpha, beta);
+  each_lane_run(groups, [&]<class V>(int64_t c) { output_patch<F, V>(mp + c, m_stride, y + c, ldh, ldw, win, alpha, beta); });
 }
 
 // ---- the products -------------------------------------------------------------------------
