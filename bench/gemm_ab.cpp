@@ -13,7 +13,8 @@
 // times the integer gemm_ex instead of sgemm; AB_TYPE=bf16 the bf16 gemm_ex; AB_TYPE=strsm or strmm (side left, lower, no
 // transpose: A is M x M, B is M x N; K unused) or ssyrk (upper, no transpose: C is M x M,
 // A is M x K; N unused) a Level 3 routine on top of the engine; AB_TYPE=ssymv or ssyr (upper, M x M),
-// sgemv_n, sgemv_t or sger (A is M x N) a Level 2 one (K unused).
+// sgemv_n, sgemv_t or sger (A is M x N) a Level 2 one (K unused); AB_TYPE=sbatch or dbatch
+// gemm_strided_batched in f32 or f64 over AB_BATCH entries (default 1000), each its own operands.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -57,6 +58,8 @@ struct Library {
   void (*syr)(const Handle&, Uplo, long, float, const float*, long, float*, long);
   void (*batched)(const Handle&, Op, Op, long, long, long, float, const float*, long, long, const float*, long, long,
                   float, float*, long, long, long);
+  void (*dbatched)(const Handle&, Op, Op, long, long, long, double, const double*, long, long, const double*, long,
+                   long, double, double*, long, long, long);
 };
 
 Library load(const char* path, int threads) {
@@ -86,7 +89,9 @@ Library load(const char* path, int threads) {
   lib.syr = reinterpret_cast<decltype(lib.syr)>(dlsym(so, "_ZN6strata4blas3syrIfEEvRKNS0_6HandleENS0_4UploElT_PKS6_lPS6_l"));
   lib.batched = reinterpret_cast<decltype(lib.batched)>(
       dlsym(so, "_ZN6strata4blas20gemm_strided_batchedIfEEvRKNS0_6HandleENS0_2OpES5_lllT_PKS6_llS8_llS6_PS6_lll"));
-  if (!lib.batched || !lib.syr || !lib.ger || !lib.handle || !lib.set_threads || !lib.gemm || !lib.gemm_i32 || !lib.trsm || !lib.trmm || !lib.syrk ||
+  lib.dbatched = reinterpret_cast<decltype(lib.dbatched)>(
+      dlsym(so, "_ZN6strata4blas20gemm_strided_batchedIdEEvRKNS0_6HandleENS0_2OpES5_lllT_PKS6_llS8_llS6_PS6_lll"));
+  if (!lib.batched || !lib.dbatched || !lib.syr || !lib.ger || !lib.handle || !lib.set_threads || !lib.gemm || !lib.gemm_i32 || !lib.trsm || !lib.trmm || !lib.syrk ||
       !lib.symv || !lib.gemv) {
     std::fprintf(stderr, "gemm_ab: %s lacks the entry points this harness calls\n", path);
     std::exit(1);
@@ -134,10 +139,10 @@ int main(int argc, char** argv) {
   // (the lower triangle built below; square shapes only: A is m x m).
   const bool right = std::getenv("AB_SIDE") && std::string(std::getenv("AB_SIDE")) == "right";
   const bool level2 = type == "ssymv" || type == "sgemv_n" || type == "sgemv_t" || type == "sger" || type == "ssyr";
-  const bool batched = type == "sbatch";
+  const bool batched = type == "sbatch" || type == "dbatch";
   const long entries = batched ? std::max(1L, std::atol(std::getenv("AB_BATCH") ? std::getenv("AB_BATCH") : "1000")) : 1;
   if (!integer && !level3 && !level2 && !batched && type != "f32" && type != "bf16") {
-    std::fprintf(stderr, "gemm_ab: AB_TYPE must be f32, bf16, sbatch, u8s8s32, u7s8s32, s8s8s32, strsm, strmm, ssyrk, ssymv, ssyr, sgemv_n, sgemv_t or sger\n");
+    std::fprintf(stderr, "gemm_ab: AB_TYPE must be f32, bf16, sbatch, dbatch, u8s8s32, u7s8s32, s8s8s32, strsm, strmm, ssyrk, ssymv, ssyr, sgemv_n, sgemv_t or sger\n");
     return 2;
   }
   std::printf("# %s\n%-5s %-18s %10s %10s %8s\n", type.c_str(), "ops", "shape", "old G/s", "new G/s", "new/old");
@@ -178,6 +183,8 @@ int main(int argc, char** argv) {
       for (float& v : a) v = dist(rng);
       for (float& v : b) v = dist(rng);
     }
+    std::vector<double> ad, bd, cd;  // AB_TYPE=dbatch: the same values in f64
+    if (type == "dbatch") ad.assign(a.begin(), a.end()), bd.assign(b.begin(), b.end()), cd.assign(c.size(), 0.0);
     std::vector<float> tri, rhs;
     if (type == "strsm" || type == "strmm") {  // a well-conditioned lower triangle, M x N right-hand sides
       flop = double(m) * double(m) * double(n);
@@ -219,6 +226,9 @@ int main(int argc, char** argv) {
           else if (level2)
             libs[l].gemv(libs[l].handle(), type == "sgemv_t" ? Op::T : Op::N, m, n, 1.f, a.data(), m, b.data(), 1, 0.f,
                          c.data(), 1);
+          else if (type == "dbatch")
+            libs[l].dbatched(libs[l].handle(), ta, tb, m, n, k, 1.0, ad.data(), lda, m * k, bd.data(), ldb, k * n, 0.0,
+                             cd.data(), ldc, m * n, entries);
           else if (batched)
             libs[l].batched(libs[l].handle(), ta, tb, m, n, k, 1.f, a.data(), lda, m * k, b.data(), ldb, k * n, 0.f,
                             c.data(), ldc, m * n, entries);

@@ -9,6 +9,7 @@
 
 #include "blas_test_util.hpp"
 #include "strata/blas/level3.hpp"
+#include "strata/core/cpu.hpp"
 #include "strata/core/isa.hpp"
 #include "strata/core/status.hpp"
 
@@ -279,6 +280,34 @@ TYPED_TEST(Level3, BatchedGemmEveryPathMatchesSingleCalls) {
                                                     << " ops " << char(ta) << char(tb) << " threads " << threads;
             ASSERT_TRUE(same_bits(arrays, single));
           }
+}
+
+// A batch larger than half the L3, of entries of at least 8 KB: each entry fetches the next
+// one's operands while it computes (tile/fetch_ahead.hpp), through its own kernel variants.
+// Every entry's bits equal a single gemm's, with padded leading dimensions (operands fetched
+// column by column or row by row) and the entries split among two threads.
+TYPED_TEST(Level3, BatchedGemmBeyondL3MatchesSingleCalls) {
+  using T = TypeParam;
+  const int64_t m = 40, n = 36, k = 32;
+  const int64_t entry_bytes = (m * k + k * n + m * n) * int64_t(sizeof(T));
+  const int64_t batch = int64_t(strata::cpu_features().l3_bytes / 2) / entry_bytes + 20;
+  for (Op ta : {Op::N, Op::T})
+    for (int threads : {1, 2}) {
+      const Op tb = ta;
+      const int64_t lda = (ta == Op::N ? m : k) + 3, ldb = (tb == Op::N ? k : n) + 1, ldc = m + 2;
+      const int64_t sa = lda * (ta == Op::N ? k : m), sb = ldb * (tb == Op::N ? n : k), sc = ldc * n;
+      const auto A = random_values<T>(size_t(sa * batch), 94), B = random_values<T>(size_t(sb * batch), 95);
+      std::vector<T> batched(size_t(sc * batch), T(0)), single = batched;
+      blas::Handle h;
+      h.set_num_threads(threads);
+      blas::gemm_strided_batched<T>(h, ta, tb, m, n, k, T(1), A.data(), lda, sa, B.data(), ldb, sb, T(0),
+                                    batched.data(), ldc, sc, batch);
+      for (int64_t i = 0; i < batch; ++i)
+        blas::gemm<T>(h, ta, tb, m, n, k, T(1), A.data() + i * sa, lda, B.data() + i * sb, ldb, T(0),
+                      single.data() + i * sc, ldc);
+      ASSERT_TRUE(same_bits(batched, single)) << "ops " << char(ta) << char(tb) << " threads " << threads
+                                              << " batch " << batch;
+    }
 }
 
 // A null entry anywhere in the pointer arrays is reported before any entry is written.

@@ -12,6 +12,7 @@
 #include "strata/core/thread_pool.hpp"
 #include "strata/tile/blocking.hpp"
 #include "strata/tile/epilogue_none.hpp"
+#include "strata/tile/fetch_ahead.hpp"
 #include "strata/tile/mainloop.hpp"
 #include "strata/tile/operand.hpp"
 #include "strata/tile/scheduler.hpp"
@@ -31,6 +32,9 @@ struct GemmArgs {
   int64_t ldc = 1;
   Triangle triangle = Triangle::none;  // m == n: only this triangle of C (mainloop.hpp)
   Triangle a_triangle = Triangle::none, b_triangle = Triangle::none;  // triangular op(A) / op(B) (matrix.hpp)
+  // The next product's operands (a batch's next entry), fetched while this one computes on
+  // the one-block path; the tiled path's products are large enough to need no help.
+  FetchAhead* fetch_ahead = nullptr;
 };
 
 // C := beta * C (beta == 0 writes zeros without reading C) on g.triangle of C, then the
@@ -224,7 +228,7 @@ void gemm(const GemmArgs<typename Kernel::T, TA, TB>& g, int threads, const Bloc
     if (!forced && g.triangle == Triangle::none && g.a_triangle == Triangle::none &&
         g.b_triangle == Triangle::none && tiny_gemm_serves<Kernel>(g.m, g.n, g.k, bs, threads)) {
       if (route) *route = {GemmRoute::Path::one_block, 1, false};
-      return tiny_gemm<Kernel>(g.m, g.n, g.k, g.alpha, g.a, g.b, g.beta, g.c, g.ldc, epi);
+      return tiny_gemm<Kernel>(g.m, g.n, g.k, g.alpha, g.a, g.b, g.beta, g.c, g.ldc, epi, 0, 0, g.fetch_ahead);
     }
   PackPolicy policy = forced ? *forced : choose_pack_policy<Kernel>(g, bs);
   if (g.a.rs != 1) policy.pack_a = true;

@@ -60,21 +60,4 @@ struct MatrixView {
 template <class T>
 MatrixView<T> col_major(const T* p, int64_t ld) { return {p, 1, ld}; }
 
-// Starts fetching the rows x cols elements of v into L2, a cache line at a time along its
-// contiguous dimension (columns when rs == 1, else rows): for an operand needed next, as the
-// next entry of a batch of small products is (read from L3 or memory, it would otherwise miss
-// line by line in the kernels' loads). Operands with neither stride 1 are left alone.
-template <class T>
-void prefetch_to_l2(MatrixView<T> v, int64_t rows, int64_t cols) {
-  const bool by_columns = v.rs == 1;
-  if (!by_columns && v.cs != 1) return;
-  const int64_t runs = by_columns ? cols : rows, len = by_columns ? rows : cols, stride = by_columns ? v.cs : v.rs;
-  constexpr int64_t line = int64_t(64 / sizeof(T));
-  for (int64_t r = 0; r < runs; ++r) {
-    const T* run = v.data + r * stride;
-    for (int64_t i = 0; i < len; i += line) __builtin_prefetch(run + i, 0, 2);
-    __builtin_prefetch(run + len - 1, 0, 2);  // a run that starts mid-line ends in one more
-  }
-}
-
 STRATA_TILE_NS_END

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "strata/tile/fetch_ahead.hpp"
 #include "strata/tile/isa_namespace.hpp"
 
 STRATA_TILE_NS_BEGIN
@@ -60,13 +61,13 @@ struct MicroKernel {
   // constants; zero means "use the run-time value".
   // Always inlined, as start and store are: the accumulators stay in registers only while the
   // whole tile is one function (an out-of-line call taking their address keeps them in memory).
-  template <int APS, int BPS, int BJS>
+  template <int APS, int BPS, int BJS, bool StridedB = false>
   [[gnu::always_inline]] static void accumulate(int64_t kc, const T* __restrict a, int64_t a_ps,
                                                 const T* __restrict b, int64_t b_ps, int64_t b_js,
                                                 V (&acc)[NR][NV]) {
     with_sets(kc, acc, [&](Sets* more) __attribute__((always_inline)) {
       NoFetch none;
-      rotate<APS, BPS, BJS>(kc, a, a_ps, b, b_ps, b_js, acc, more, none);
+      rotate<APS, BPS, BJS, StridedB>(kc, a, a_ps, b, b_ps, b_js, acc, more, none);
     });
   }
 
@@ -93,21 +94,77 @@ struct MicroKernel {
   // more[s]), so consecutive steps' FMAs are independent. Calls over consecutive pieces of one
   // depth (run_pieces) keep the sets between them. Each step also takes one step of `fetch`
   // (the fetchers below).
-  template <int APS, int BPS, int BJS, class Fetch>
+  // With StridedB (and B's column stride a run-time value), B's columns are addressed as
+  // StridedColumns below.
+  template <int APS, int BPS, int BJS, bool StridedB = false, class Fetch>
   [[gnu::always_inline]] static void rotate(int64_t kc, const T* __restrict a, int64_t a_ps, const T* __restrict b,
                                             int64_t b_ps, int64_t b_js, V (&acc)[NR][NV], Sets* more,
                                             Fetch& fetch) {
     if constexpr (APS != 0) a_ps = APS;
     if constexpr (BPS != 0) b_ps = BPS;
-    if constexpr (BJS != 0) b_js = BJS;
-    auto step = [&](V (&t)[NR][NV]) __attribute__((always_inline)) {
-      fma_step(t, a, [&](int j) __attribute__((always_inline)) { return b + j * b_js; });
-      fetch.step();
-      a += a_ps;
-      b += b_ps;
-    };
-    rotate_sets(kc, acc, more, step);
+    if constexpr (BJS != 0 || !StridedB) {
+      if constexpr (BJS != 0) b_js = BJS;
+      auto step = [&](V (&t)[NR][NV]) __attribute__((always_inline)) {
+        fma_step(t, a, [&](int j) __attribute__((always_inline)) { return b + j * b_js; });
+        fetch.step();
+        a += a_ps;
+        b += b_ps;
+      };
+      rotate_sets(kc, acc, more, step);
+    } else {
+      StridedColumns cols(b, b_js);
+      auto step = [&](V (&t)[NR][NV]) __attribute__((always_inline)) {
+        cols.hide_strides();
+        fma_step(t, a, [&](int j) __attribute__((always_inline)) { return cols.at(j); });
+        fetch.step();
+        a += a_ps;
+        cols.advance(b_ps);
+      };
+      rotate_sets(kc, acc, more, step);
+    }
   }
+
+  // B's NR columns a run-time stride apart (read in place), addressed from two bases six
+  // columns apart and the byte strides of one, three and five columns: every column is one x86
+  // addressing mode (base + stride * 1, 2 or 4), five registers for B in the k loop. Left to
+  // itself GCC kept an offset register per column and spilled the rest to the stack, reloaded
+  // every step, in run (the one-block path's tiles, A in place: f32 and f64 32^3-128^3 NN, NT
+  // and TN 1.01-1.04x with these). Not in run_pieces, where GCC then spilled an A vector
+  // instead (the conv1 stem 0.71x).
+  struct StridedColumns {
+    static_assert(NR <= 12, "two bases of six columns each");
+    const char* base0;
+    const char* base6;
+    std::intptr_t s1, s3, s5;
+    [[gnu::always_inline]] StridedColumns(const T* b, int64_t js)
+        : base0(reinterpret_cast<const char*>(b)),
+          base6(base0 + 6 * js * int64_t(sizeof(T))),
+          s1(std::intptr_t(js) * std::intptr_t(sizeof(T))),
+          s3(3 * s1),
+          s5(5 * s1) {}
+    // An empty asm that "changes" the strides each step: GCC can then no longer fold
+    // base + c * stride into an induction variable (a register) of its own per column.
+    [[gnu::always_inline]] void hide_strides() {
+      asm("" : "+r"(s1));
+      if constexpr (NR > 3) asm("" : "+r"(s3));
+      if constexpr (NR > 5) asm("" : "+r"(s5));
+    }
+    [[gnu::always_inline]] const T* at(int j) const {
+      const char* p = j < 6 ? base0 : base6;
+      switch (j % 6) {
+        case 0: return reinterpret_cast<const T*>(p);
+        case 1: return reinterpret_cast<const T*>(p + s1);
+        case 2: return reinterpret_cast<const T*>(p + 2 * s1);
+        case 3: return reinterpret_cast<const T*>(p + s3);
+        case 4: return reinterpret_cast<const T*>(p + 4 * s1);
+        default: return reinterpret_cast<const T*>(p + s5);
+      }
+    }
+    [[gnu::always_inline]] void advance(int64_t elements) {
+      base0 += elements * int64_t(sizeof(T));
+      if constexpr (NR > 6) base6 += elements * int64_t(sizeof(T));
+    }
+  };
 
   // What a k loop fetches ahead of its reads, a little at each step: data from memory or L3
   // that the hardware prefetcher would find too late. Spread over the steps, not issued in a
@@ -223,16 +280,28 @@ struct MicroKernel {
   // Never inlined: one copy per kernel, called by every path (GCC inlining the 16x3 edge kernel
   // into run_narrowest once cost the tiny path 3-4% at 32^3-64^3).
   [[gnu::noinline]] static void run(int64_t kc, const T* __restrict a, int64_t a_ps, const T* __restrict b,
-                                    int64_t b_ps, int64_t b_js, T* __restrict c, int64_t ldc, T alpha, T beta) {
+                                    int64_t b_ps, int64_t b_js, T* __restrict c, int64_t ldc, T alpha, T beta,
+                                    FetchAhead* ahead = nullptr) {
     V acc[NR][NV];
     start(acc, c, ldc);
+    // With operands to fetch for the next product (a batch's next entry: the tiny path, which
+    // reads A and B in place or from its own small copies), a step of it per k step.
+    if (ahead && ahead->pending()) {
+      FetchAhead::Cursor fetch = ahead->cursor();
+      with_sets(kc, acc, [&](Sets* more) __attribute__((always_inline)) {
+        if (b_ps == 1) rotate<0, 1, 0, true>(kc, a, a_ps, b, 1, b_js, acc, more, fetch);
+        else rotate<0, 0, 0, true>(kc, a, a_ps, b, b_ps, b_js, acc, more, fetch);
+      });
+      ahead->resume(fetch);
+      return store(acc, c, ldc, alpha, beta);
+    }
     // Packed panels (the common case) get a loop with compile-time strides: every load is a
     // constant displacement from two pointers, with no stride registers to keep alive.
-    // B read in place with contiguous columns (NN/TN with a packed A) keeps only B's column
-    // stride in registers.
+    // B read in place (NN/TN: contiguous columns) is addressed as StridedColumns.
     if (a_ps == mr && b_ps == NR && b_js == 1) accumulate<mr, NR, 1>(kc, a, mr, b, NR, 1, acc);
-    else if (a_ps == mr && b_ps == 1) accumulate<mr, 1, 0>(kc, a, mr, b, 1, b_js, acc);
-    else accumulate<0, 0, 0>(kc, a, a_ps, b, b_ps, b_js, acc);
+    else if (a_ps == mr && b_ps == 1) accumulate<mr, 1, 0, true>(kc, a, mr, b, 1, b_js, acc);
+    else if (b_ps == 1) accumulate<0, 1, 0, true>(kc, a, a_ps, b, 1, b_js, acc);
+    else accumulate<0, 0, 0, true>(kc, a, a_ps, b, b_ps, b_js, acc);
     store(acc, c, ldc, alpha, beta);
   }
 
@@ -288,7 +357,7 @@ struct MicroKernel {
   // packed A panel from step r * len on, and B at pieces[r] + offset with element (p, j) at
   // [p + j * b_js]. What lets a convolution read its input rows where they lie (dnn's
   // row-band implicit GEMM: one piece per filter row, each from wherever that row is kept).
-  static void run_pieces(int64_t runs, int64_t len, const T* __restrict a, const T* const* pieces, int64_t offset,
+  [[gnu::noinline]] static void run_pieces(int64_t runs, int64_t len, const T* __restrict a, const T* const* pieces, int64_t offset,
                          int64_t b_js, T* __restrict c, int64_t ldc, T alpha, T beta) {
     V acc[NR][NV];
     start(acc, c, ldc);
@@ -458,13 +527,18 @@ template <class Kernel>
 }
 
 // A tile into c by the narrowest kernels that cover it (cover_narrowest); a full tile directly.
+// `ahead` goes to the kernels that take one (the floating-point MicroKernel).
 template <class Kernel, class T>
 void run_narrowest(int64_t mr, int64_t nr, int64_t kc, const T* at, int64_t a_ps, const T* bt, int64_t b_ps,
-                   int64_t b_js, T* c, int64_t ldc, T alpha, T beta) {
-  if (mr == Kernel::mr && nr == Kernel::nr) return Kernel::run(kc, at, a_ps, bt, b_ps, b_js, c, ldc, alpha, beta);
-  cover_narrowest<Kernel>(mr, nr, [&]<class K>(int64_t j0) {
-    K::run(kc, at, a_ps, bt + j0 * b_js, b_ps, b_js, c + j0 * ldc, ldc, alpha, beta);
-  });
+                   int64_t b_js, T* c, int64_t ldc, T alpha, T beta, FetchAhead* ahead = nullptr) {
+  auto run = [&]<class K>(const T* b, T* ct) __attribute__((always_inline)) {
+    if constexpr (requires { K::run(kc, at, a_ps, b, b_ps, b_js, ct, ldc, alpha, beta, ahead); })
+      K::run(kc, at, a_ps, b, b_ps, b_js, ct, ldc, alpha, beta, ahead);
+    else
+      K::run(kc, at, a_ps, b, b_ps, b_js, ct, ldc, alpha, beta);
+  };
+  if (mr == Kernel::mr && nr == Kernel::nr) return run.template operator()<Kernel>(bt, c);
+  cover_narrowest<Kernel>(mr, nr, [&]<class K>(int64_t j0) { run.template operator()<K>(bt + j0 * b_js, c + j0 * ldc); });
 }
 
 // A micro-tile of C of rows x cols (at most MR x NR). run(c, ldc) writes a whole MR x NR tile,

@@ -46,10 +46,12 @@ bool tiny_gemm_serves(int64_t m, int64_t n, int64_t k, const BlockSizes& bs, int
 
 // C = alpha * op(A) op(B) + beta * C, then the epilogue, column panel by column panel; (row0,
 // col0) locate this C in the whole product for the epilogue (a thread's part). Requires k > 0.
+// `ahead`: the next product's operands, fetched over this one's k steps (fetch_ahead.hpp).
 template <class Kernel, class Epilogue, class T>
 void tiny_gemm(int64_t m, int64_t n, int64_t k, T alpha, MatrixView<T> av, MatrixView<T> bv, T beta, T* c,
-               int64_t ldc, const Epilogue& epi, int64_t row0 = 0, int64_t col0 = 0) {
+               int64_t ldc, const Epilogue& epi, int64_t row0 = 0, int64_t col0 = 0, FetchAhead* ahead = nullptr) {
   constexpr int MR = Kernel::mr, NR = Kernel::nr;
+  if (ahead) ahead->pace((m + MR - 1) / MR * ((n + NR - 1) / NR) * k);
   // op(A) with contiguous columns close together is read in place, all but a partial last row
   // panel shorter or taller than the half-height kernel; otherwise all of it is packed, as
   // zero-padded MR panels.
@@ -81,10 +83,10 @@ void tiny_gemm(int64_t m, int64_t n, int64_t k, T alpha, MatrixView<T> av, Matri
       const int64_t a_ps = in_place ? av.cs : MR;
       T* ct = c + i0 + j0 * ldc;
       if (covers_exactly<Kernel>(rows, cols))
-        run_narrowest<Kernel>(rows, cols, k, at, a_ps, bt, b_ps, b_js, ct, ldc, alpha, beta);
+        run_narrowest<Kernel>(rows, cols, k, at, a_ps, bt, b_ps, b_js, ct, ldc, alpha, beta, ahead);
       else
         ragged_tile<MR, NR>(rows, cols, ct, ldc, beta, edge, [&](T* tile_c, int64_t ld) {
-          run_narrowest<Kernel>(rows, cols, k, at, a_ps, bt, b_ps, b_js, tile_c, ld, alpha, beta);
+          run_narrowest<Kernel>(rows, cols, k, at, a_ps, bt, b_ps, b_js, tile_c, ld, alpha, beta, ahead);
         });
     }
     // The epilogue visits each finished column panel while it is in L1, as the tiled path does.

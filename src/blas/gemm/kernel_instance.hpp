@@ -69,30 +69,35 @@ struct KernelInstance {
     run_batch(c, g, one);
   }
 
-  // The entries of a batch (GemmCall::batch): shape, kernel and blocks resolved once. The
-  // operands of the entry two ahead are fetched into L2 while one computes: the entries of a
-  // large batch of small products come from L3 or memory. A small gain (1000 entries, one
-  // thread, against no fetching: f32 16^3-48^3 1.00-1.05x, f64 1.00-1.03x); one entry ahead
-  // was too close for the fetches to land (f64 32^3 0.85-0.90x of none), four no better than two.
+  // The entries of a batch (GemmCall::batch): shape, kernel and blocks resolved once. Each
+  // entry fetches the next one's A, B and C a few lines per k step (tile/fetch_ahead.hpp): the
+  // entries of a large batch of small products come from L3 or memory.
   template <class SA, class SB, class One>
   static void run_batch(const GemmCall<T>& c, const tile::GemmArgs<T, SA, SB>& g, One&& one) {
-    auto entry = [&](int64_t i) {
-      tile::GemmArgs<T, SA, SB> e = g;
-      e.a.data = c.a_array ? static_cast<const SA*>(c.a_array[i]) : static_cast<const SA*>(c.a) + i * c.stride_a;
-      e.b.data = c.b_array ? static_cast<const SB*>(c.b_array[i]) : static_cast<const SB*>(c.b) + i * c.stride_b;
-      e.c = c.c_array ? c.c_array[i] : c.c + i * c.stride_c;
-      return e;
+    auto a_of = [&](int64_t i) {
+      return c.a_array ? static_cast<const SA*>(c.a_array[i]) : static_cast<const SA*>(c.a) + i * c.stride_a;
     };
-    // Fetching ahead pays only while an entry's operands fit in L2 beside the one computing.
-    const bool fetch = (c.m * c.k * int64_t(sizeof(SA)) + c.k * c.n * int64_t(sizeof(SB))) <= (int64_t(256) << 10);
+    auto b_of = [&](int64_t i) {
+      return c.b_array ? static_cast<const SB*>(c.b_array[i]) : static_cast<const SB*>(c.b) + i * c.stride_b;
+    };
+    auto c_of = [&](int64_t i) { return c.c_array ? c.c_array[i] : c.c + i * c.stride_c; };
+    // Worth its k-loop instructions only for entries from beyond L3 (half of it: the L3 is
+    // shared) and not tiny ones (a 16^3 entry's k steps are few FMAs: -18% with fetching).
+    const int64_t entry_bytes = c.m * c.k * int64_t(sizeof(SA)) + c.k * c.n * int64_t(sizeof(SB)) + c.m * c.n * int64_t(sizeof(T));
+    const bool fetch = entry_bytes >= 8192 && entry_bytes * c.batch > int64_t(cpu_features().l3_bytes / 2);
     auto range = [&](int64_t lo, int64_t hi, int threads) {
+      tile::GemmArgs<T, SA, SB> e = g;
       for (int64_t i = lo; i < hi; ++i) {
-        if (fetch && i + 2 < hi) {
-          const tile::GemmArgs<T, SA, SB> next = entry(i + 2);
-          tile::prefetch_to_l2(next.a, c.m, c.k);
-          tile::prefetch_to_l2(next.b, c.k, c.n);
+        e.a.data = a_of(i), e.b.data = b_of(i), e.c = c_of(i);
+        tile::FetchAhead ahead;
+        e.fetch_ahead = nullptr;
+        if (fetch && i + 1 < hi) {
+          ahead.add(tile::MatrixView<SA>{a_of(i + 1), g.a.rs, g.a.cs}, c.m, c.k);
+          ahead.add(tile::MatrixView<SB>{b_of(i + 1), g.b.rs, g.b.cs}, c.k, c.n);
+          ahead.add(tile::MatrixView<T>{c_of(i + 1), 1, c.ldc}, c.m, c.n, true);
+          e.fetch_ahead = &ahead;
         }
-        one(entry(i), threads, i == 0 ? c.route : nullptr);
+        one(e, threads, i == lo && lo == 0 ? c.route : nullptr);
       }
     };
     if (c.split_batch && c.threads > 1)
