@@ -21,6 +21,20 @@ namespace {
 
 thread_local bool t_in_task = false;
 
+// Waits (a worker for the next job, the caller for the workers) first spin this many times on
+// the CPU's pause instruction (23 ns each here: about 25 us), then yield, then sleep: a job that
+// follows within that time (the next of back-to-back small products) starts at once, where a
+// yield loop noticed it only after its current sched_yield returned. 2 threads, in the
+// bench against oneDNN: f32 64^3 1.10x -> 1.50x, 96^3 1.07x -> 1.19x, 128^3 1.00x -> 1.05x;
+// 300 spins did as well, 3000 no better. The convolution layers (0.2-0.5 ms) were unchanged.
+constexpr int pause_spins = 1000;
+
+inline void cpu_pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
 // The CPU this thread runs on now, or -1 where unknown.
 int current_cpu() {
 #if defined(__linux__)
@@ -84,7 +98,9 @@ class Pool {
     if (woke_sleepers) std::this_thread::yield();
     run_part(0);
     for (int spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
-      if (spins < 4000) {
+      if (spins < pause_spins) {
+        cpu_pause();
+      } else if (spins < 4000 + pause_spins) {
         std::this_thread::yield();
       } else {
         int p = pending_.load(std::memory_order_acquire);
@@ -119,7 +135,9 @@ class Pool {
   void worker_loop(int id, uint64_t seen) {
     for (;;) {
       for (int spins = 0; generation_.load(std::memory_order_acquire) == seen; ++spins) {
-        if (spins > 2000) {
+        if (spins < pause_spins) {
+          cpu_pause();
+        } else if (spins > 2000 + pause_spins) {
           sleepers_.fetch_add(1, std::memory_order_relaxed);
           generation_.wait(seen, std::memory_order_acquire);
           sleepers_.fetch_sub(1, std::memory_order_relaxed);
