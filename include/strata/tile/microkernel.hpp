@@ -357,8 +357,11 @@ struct MicroKernel {
   // packed A panel from step r * len on, and B at pieces[r] + offset with element (p, j) at
   // [p + j * b_js]. What lets a convolution read its input rows where they lie (dnn's
   // row-band implicit GEMM: one piece per filter row, each from wherever that row is kept).
-  [[gnu::noinline]] static void run_pieces(int64_t runs, int64_t len, const T* __restrict a, const T* const* pieces, int64_t offset,
-                         int64_t b_js, T* __restrict c, int64_t ldc, T alpha, T beta) {
+  // Never inlined, like run: inlined into the band loops, its registers were allocated anew
+  // with every change around it (an A vector spilled once: the conv1 stem at 0.71x).
+  [[gnu::noinline]] static void run_pieces(int64_t runs, int64_t len, const T* __restrict a,
+                                           const T* const* pieces, int64_t offset, int64_t b_js,
+                                           T* __restrict c, int64_t ldc, T alpha, T beta) {
     V acc[NR][NV];
     start(acc, c, ldc);
     // The accumulator sets rotate over the whole depth, not per piece: conv1's pieces are 21
@@ -538,7 +541,8 @@ void run_narrowest(int64_t mr, int64_t nr, int64_t kc, const T* at, int64_t a_ps
       K::run(kc, at, a_ps, b, b_ps, b_js, ct, ldc, alpha, beta);
   };
   if (mr == Kernel::mr && nr == Kernel::nr) return run.template operator()<Kernel>(bt, c);
-  cover_narrowest<Kernel>(mr, nr, [&]<class K>(int64_t j0) { run.template operator()<K>(bt + j0 * b_js, c + j0 * ldc); });
+  cover_narrowest<Kernel>(mr, nr,
+                          [&]<class K>(int64_t j0) { run.template operator()<K>(bt + j0 * b_js, c + j0 * ldc); });
 }
 
 // A micro-tile of C of rows x cols (at most MR x NR). run(c, ldc) writes a whole MR x NR tile,
