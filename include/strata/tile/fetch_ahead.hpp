@@ -35,7 +35,7 @@ class FetchAhead {
     if (stride == len) p.len = len * runs * int64_t(sizeof(T)), p.runs = 1;  // one contiguous run
     else p.len = len * int64_t(sizeof(T)), p.stride = stride * int64_t(sizeof(T)), p.runs = runs;
     lines_ += (p.len / line + 2) * p.runs;  // at most, a run that starts mid-line included
-    if (count_ == 1) next_run(cursor_);
+    if (count_ == 1) start_run(cursor_);
   }
 
   // Lines per step (1, 2 or 4) so that everything is fetched within `steps` k steps, if 4 do.
@@ -67,7 +67,7 @@ class FetchAhead {
     // The next line: touch(address, for_write), unless all are done.
     template <class Touch>
     [[gnu::always_inline]] void one(Touch&& touch) {
-      if (next > last) return;
+      if (done()) return;
       touch(next, write);
       next += line;
       if (next > last) [[unlikely]] owner->next_run(*this);
@@ -88,26 +88,26 @@ class FetchAhead {
     bool write = false;
   };
 
-  // Points c at the first and last line of the next run (of this part or the next), or at none
-  // (next > last) after the last. Inlined although rarely taken: a call in the k loop would
-  // clobber every vector register, and the kernels' accumulators went through the stack.
+  // Points c at the first and last line of the current part's current run.
+  [[gnu::always_inline]] void start_run(Cursor& c) const {
+    const Part& p = parts_[current_];
+    c.next = p.at & ~(line - 1);
+    c.last = (p.at + std::uintptr_t(p.len) - 1) & ~(line - 1);
+    c.write = p.write;
+  }
+
+  // Moves c on to the next run (of this part or the next), or to none (done) after the last.
+  // Inlined although rarely taken: a call in the k loop would clobber every vector register,
+  // and the kernels' accumulators went through the stack.
   [[gnu::always_inline]] void next_run(Cursor& c) {
-    if (current_ == count_) return;
-    if (started_) {
-      Part& p = parts_[current_];
-      p.at += std::uintptr_t(p.stride);
-      if (--p.runs == 0 && ++current_ == count_) return;
-    }
-    started_ = true;
-    const Part& q = parts_[current_];
-    c.next = q.at & ~(line - 1);
-    c.last = (q.at + std::uintptr_t(q.len) - 1) & ~(line - 1);
-    c.write = q.write;
+    Part& p = parts_[current_];
+    p.at += std::uintptr_t(p.stride);
+    if (--p.runs == 0 && ++current_ == count_) return;
+    start_run(c);
   }
 
   Part parts_[max_parts];
   int count_ = 0, current_ = 0;
-  bool started_ = false;
   int64_t lines_ = 0;
   Cursor cursor_;
 };

@@ -91,13 +91,14 @@ struct KernelInstance {
       tile::GemmArgs<T, SA, SB> e = g;
       for (int64_t i = lo; i < hi; ++i) {
         e.a.data = a_of(i), e.b.data = b_of(i), e.c = c_of(i);
-        tile::FetchAhead ahead;
+        std::optional<tile::FetchAhead> ahead;  // built only where it is used
         e.fetch_ahead = nullptr;
         if (fetch && i + 1 < hi) {
-          ahead.add(tile::MatrixView<SA>{a_of(i + 1), g.a.rs, g.a.cs}, c.m, c.k);
-          ahead.add(tile::MatrixView<SB>{b_of(i + 1), g.b.rs, g.b.cs}, c.k, c.n);
-          ahead.add(tile::MatrixView<T>{c_of(i + 1), 1, c.ldc}, c.m, c.n, true);
-          e.fetch_ahead = &ahead;
+          ahead.emplace();
+          ahead->add(tile::MatrixView<SA>{a_of(i + 1), g.a.rs, g.a.cs}, c.m, c.k);
+          ahead->add(tile::MatrixView<SB>{b_of(i + 1), g.b.rs, g.b.cs}, c.k, c.n);
+          ahead->add(tile::MatrixView<T>{c_of(i + 1), 1, c.ldc}, c.m, c.n, true);
+          e.fetch_ahead = &*ahead;
         }
         one(e, threads, i == 0 ? c.route : nullptr);
       }
