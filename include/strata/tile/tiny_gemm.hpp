@@ -82,11 +82,12 @@ void tiny_gemm(int64_t m, int64_t n, int64_t k, T alpha, MatrixView<T> av, Matri
       const T* at = in_place ? av.data + i0 : a + (i0 - in_place_rows) * k;
       const int64_t a_ps = in_place ? av.cs : MR;
       T* ct = c + i0 + j0 * ldc;
+      // No C prefetch at the tiles' start (MicroKernel::start): this C is small and near.
       if (covers_exactly<Kernel>(rows, cols))
-        run_narrowest<Kernel>(rows, cols, k, at, a_ps, bt, b_ps, b_js, ct, ldc, alpha, beta, ahead);
+        run_narrowest<Kernel>(rows, cols, k, at, a_ps, bt, b_ps, b_js, ct, ldc, alpha, beta, ahead, false);
       else
         ragged_tile<MR, NR>(rows, cols, ct, ldc, beta, edge, [&](T* tile_c, int64_t ld) {
-          run_narrowest<Kernel>(rows, cols, k, at, a_ps, bt, b_ps, b_js, tile_c, ld, alpha, beta, ahead);
+          run_narrowest<Kernel>(rows, cols, k, at, a_ps, bt, b_ps, b_js, tile_c, ld, alpha, beta, ahead, false);
         });
     }
     // The epilogue visits each finished column panel while it is in L1, as the tiled path does.
