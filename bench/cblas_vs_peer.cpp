@@ -4,8 +4,8 @@
 // trmv, symv, ger, syr, tbsv, cgemv, ctrsv; Level 3: trsm, trmm, syrk, symm, syr2k (f32), cherk and,
 // for scale, dgemm, cgemm and zgemm; the `gemm` group: sgemm at fixed shapes `strata bench gemm`
 // leaves out (N is ignored): blocks of a larger matrix (leading dimension 1024, as LAPACK and
-// Level 3 routines pass them) and products of few rows and columns over a long depth (Gram
-// matrices, NN and TN).
+// Level 3 routines pass them), products of few rows and columns over a long depth (Gram
+// matrices, NN and TN) and tiny square products (4^3-64^3: the cost of a call).
 // Run it with OPENBLAS_CORETYPE unset and one thread for both (the command is in
 // docs/PERFORMANCE.md): cblas_vs_peer N STRATA_LIBBLAS PEER_CBLAS [level1|level2|level3|gemm]
 #include <dlfcn.h>
@@ -155,7 +155,10 @@ int main(int argc, char** argv) {
   const Shape shapes[] = {{kN, 64, 1024, 64, 1024}, {kN, 64, 64, 64, 1024},  {kN, 960, 960, 64, 1024},
                           {kT, 960, 960, 64, 1024}, {kN, 8, 8, 1024, 0},     {kT, 8, 8, 1024, 0},
                           {kN, 4, 4, 4096, 0},      {kT, 12, 12, 512, 0},    {kT, 24, 24, 4096, 0},
-                          {kN, 24, 100, 300, 0},    {kN, 1024, 16, 1024, 0}, {kT, 32, 32, 2048, 0}};
+                          {kN, 24, 100, 300, 0},    {kN, 1024, 16, 1024, 0}, {kT, 32, 32, 2048, 0},
+                          // Tiny square products: mostly the cost of a call (GFLOPS = flops per ns).
+                          {kN, 4, 4, 4, 0},         {kN, 8, 8, 8, 0},        {kN, 16, 16, 16, 0},
+                          {kN, 32, 32, 32, 0},      {kN, 64, 64, 64, 0}};
   std::vector<float> Ag(size_t(4096) * 1024, 0.5f), Bg(size_t(4096) * 1024, 0.25f), Cg(size_t(1024) * 1024);
   std::vector<Case> all = cases;
   std::vector<std::string> names;

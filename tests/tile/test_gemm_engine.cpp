@@ -134,6 +134,37 @@ TEST(GemmEngine, EdgeTilesOfEveryWidthAcrossTheChainedDepths) {
       }
 }
 
+// Few rows and columns over a long depth take the dot-product path (tile/dot_gemm.hpp):
+// every block size it instantiates (1..4 x 1..4 entries, the last block of each row and column
+// narrower), depths with and without a tail of less than a vector, op(A) and op(B) read in
+// place or copied into rows (every op pair), beta 0 / 1 / other, each ISA, 1 and 2 threads
+// (one thread runs it either way: the bits must match).
+TEST(GemmEngine, FewRowsAndColumnsOverALongDepthAsDotProducts) {
+  for (Isa isa : isas())
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T})
+        for (index_t m : {index_t(1), index_t(3), index_t(5), index_t(13), index_t(16)})
+          for (index_t n : {index_t(1), index_t(2), index_t(3), index_t(7), index_t(16)})
+            for (index_t k : {index_t(512), index_t(519), index_t(1031)}) {
+              check_gemm<float>(ta, tb, m, n, k, 1.5f, -0.5f, 1, isa);
+              check_gemm<double>(ta, tb, m, n, k, 1.0, 0.0, 2, isa);
+              if (::testing::Test::HasFatalFailure()) return;
+            }
+  for (Op ta : {Op::N, Op::T}) {
+    const index_t m = 12, n = 12, k = 1030;
+    const auto [A, B] = random_operands(m, n, k, 11);
+    std::vector<float> C[2];
+    for (int threads : {1, 2}) {
+      C[threads - 1].assign(size_t(m * n), 1.0f);
+      Handle h;
+      h.set_num_threads(threads);
+      gemm<float>(h, ta, Op::N, m, n, k, 1.0f, A.data(), ta == Op::N ? m : k, B.data(), k, 1.0f,
+                  C[threads - 1].data(), m);
+    }
+    EXPECT_EQ(0, std::memcmp(C[0].data(), C[1].data(), C[0].size() * sizeof(float))) << char(ta);
+  }
+}
+
 // A small A read in place (columns close together) whose last row panel is short: exactly as
 // tall as the half-height kernel it is read in place, otherwise packed once per block (and a
 // transposed A's short panel packed by register transposes with zero rows). Whatever the path,

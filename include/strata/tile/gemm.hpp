@@ -11,6 +11,7 @@
 #include "strata/core/cpu.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/tile/blocking.hpp"
+#include "strata/tile/dot_gemm.hpp"
 #include "strata/tile/epilogue_none.hpp"
 #include "strata/tile/fetch_ahead.hpp"
 #include "strata/tile/mainloop.hpp"
@@ -224,9 +225,15 @@ void gemm(const GemmArgs<typename Kernel::T, TA, TB>& g, int threads, const Bloc
     scale_c(g, epi);
     return;
   }
+  const bool plain = !forced && g.triangle == Triangle::none && g.a_triangle == Triangle::none &&
+                     g.b_triangle == Triangle::none;
+  if constexpr (std::is_same_v<T, TA> && std::is_same_v<T, TB> && requires { typename Kernel::Vec; })
+    if (plain && dot_gemm_serves(g.m, g.n, g.k, g.a.cs, g.b.rs)) {
+      if (route) *route = {GemmRoute::Path::dot, 1, false};
+      return dot_gemm<typename Kernel::Vec>(g.m, g.n, g.k, g.alpha, g.a, g.b, g.beta, g.c, g.ldc, epi);
+    }
   if constexpr (std::is_same_v<T, TA> && std::is_same_v<T, TB>)
-    if (!forced && g.triangle == Triangle::none && g.a_triangle == Triangle::none &&
-        g.b_triangle == Triangle::none && tiny_gemm_serves<Kernel>(g.m, g.n, g.k, bs, threads)) {
+    if (plain && tiny_gemm_serves<Kernel>(g.m, g.n, g.k, bs, threads)) {
       if (route) *route = {GemmRoute::Path::one_block, 1, false};
       return tiny_gemm<Kernel>(g.m, g.n, g.k, g.alpha, g.a, g.b, g.beta, g.c, g.ldc, epi, 0, 0, g.fetch_ahead);
     }

@@ -25,6 +25,7 @@ constexpr int narrower_width(int width) {
 template <class V, int NV, int NR>
 struct MicroKernel {
   using T = typename V::value_type;
+  using Vec = V;
   static constexpr int mr = NV * V::lanes, nv = NV;
   static constexpr int nr = NR;
   static_assert(NV >= 1 && NR >= 1, "a micro-tile needs at least one vector and one column");

@@ -25,6 +25,7 @@ std::string route_text(const tile::GemmRoute& r, const GemmKernelInfo& info) {
   using P = tile::GemmRoute::Path;
   if (r.path == P::scale) return "path=scale-only (alpha or k is zero)";
   if (r.path == P::one_block) return "path=one-block (operands in place, one k block)";
+  if (r.path == P::dot) return "path=dot (few rows and columns: dot products along the depth)";
   return cat("path=tiled blocks mc=", info.mc, " kc=", info.kc, " nc=", info.nc, " parts=", r.parts,
              r.one_block_parts ? " (each part one block)" : "");
 }

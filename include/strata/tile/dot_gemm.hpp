@@ -1,0 +1,140 @@
+// Products of few rows and columns over a long depth (m, n <= 16, k >= 512: Gram matrices,
+// A^T A of a tall thin A, a small layer over a long reduction) as dot products vectorised along
+// the depth. The microkernels vectorise along m: with 8 rows the 16-lane AVX-512 tile is half
+// padding, and 4 x 4 x 4096 spent most of its time packing panels for a handful of FMAs
+// (0.21-0.50x of OpenBLAS on this machine). Here each C entry is one vector accumulator over
+// k: a block of up to 4 x 4 entries takes per V::lanes steps of depth one vector of each of its
+// rows and columns and one FMA per entry, then sums its lanes once at the end.
+// op(A)'s rows and op(B)'s columns are read in place where their depth is contiguous (A^T, B),
+// else copied once into contiguous rows. One thread, chosen by shape alone, so the result does
+// not depend on the thread count; the sum order differs from the tiled path's (lane sums, then
+// the lanes in a fixed tree), which is as accurate or more.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+
+#include "strata/tile/isa_namespace.hpp"
+#include "strata/tile/matrix.hpp"
+#include "strata/tile/workspace.hpp"
+
+STRATA_TILE_NS_BEGIN
+
+inline constexpr int64_t dot_gemm_max_mn = 16;
+inline constexpr int64_t dot_gemm_min_k = 512;
+// Beyond this depth the product is worth the threads of the tiled path.
+inline constexpr int64_t dot_gemm_max_k = int64_t(1) << 16;
+// Rows copied to make their depth contiguous (op(A) = A, op(B) = B^T), at most: the copy is a
+// transposition with a store stream per row (in-process against the microkernel paths, 1
+// thread: NN 4x4x4096 2.3x, 2x16x512 2.6x, 8x8x1024 1.16x, but 12x12x512 0.86x, 13x13x2000 0.63x
+// and 16x16x4096 0.10x; TN, nothing copied, 8x8x1024 2.3x, 12x12x512 1.22x, 16x16x4096 1.31x;
+// from k = 256 the lane sums weigh too much: TN 16x16x256 0.60x).
+inline constexpr int64_t dot_gemm_max_copied_rows = 8;
+
+// a_depth_stride: op(A)'s stride along the depth; b_depth_stride: op(B)'s.
+inline bool dot_gemm_serves(int64_t m, int64_t n, int64_t k, int64_t a_depth_stride, int64_t b_depth_stride) {
+  const int64_t copied = (a_depth_stride != 1 ? m : 0) + (b_depth_stride != 1 ? n : 0);
+  // More than 12 x 12 entries need the longer depth (TN 16x16x512 0.80x, 16x16x1024 1.02x).
+  const int64_t min_k = m * n > 144 ? 2 * dot_gemm_min_k : dot_gemm_min_k;
+  return m <= dot_gemm_max_mn && n <= dot_gemm_max_mn && k >= min_k && k <= dot_gemm_max_k &&
+         copied <= dot_gemm_max_copied_rows;
+}
+
+// Entries per block side: 4 x 4 accumulators with 32 vector registers, 2 x 4 with 16 (AVX2),
+// 2 x 2 for the portable vectors.
+template <class V>
+constexpr int dot_block_rows() {
+  return sizeof(V) >= 64 ? 4 : 2;
+}
+template <class V>
+constexpr int dot_block_cols() {
+  return sizeof(V) >= 32 ? 4 : 2;
+}
+
+// The MI x NJ block: dot products of rows a + i * lda and columns b + j * ldb, each k
+// contiguous values, into out[i + j * ldo].
+template <class V, int MI, int NJ, class T>
+void dot_block(int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb, T* out, int64_t ldo) {
+  constexpr int L = V::lanes;
+  V acc[MI][NJ];
+#pragma GCC unroll 4
+  for (int i = 0; i < MI; ++i)
+#pragma GCC unroll 4
+    for (int j = 0; j < NJ; ++j) acc[i][j] = V::zero();
+  const int64_t whole = k / L * L;
+  for (int64_t p = 0; p < whole; p += L) {
+    V av[MI];
+#pragma GCC unroll 4
+    for (int i = 0; i < MI; ++i) av[i] = V::load(a + i * lda + p);
+#pragma GCC unroll 4
+    for (int j = 0; j < NJ; ++j) {
+      const V bj = V::load(b + j * ldb + p);
+#pragma GCC unroll 4
+      for (int i = 0; i < MI; ++i) acc[i][j] = fma(av[i], bj, acc[i][j]);
+    }
+  }
+  for (int i = 0; i < MI; ++i)
+    for (int j = 0; j < NJ; ++j) {
+      T s = acc[i][j].sum();
+      for (int64_t p = whole; p < k; ++p) s += a[i * lda + p] * b[j * ldb + p];
+      out[i + j * ldo] = s;
+    }
+}
+
+// The block at rows [i0, i0 + mi), columns [j0, j0 + nj) (mi <= MI, nj <= NJ), by the
+// instantiation of exactly that size.
+template <class V, int MI, int NJ, class T>
+void dot_block_any(int64_t mi, int64_t nj, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb, T* out,
+                   int64_t ldo) {
+  if constexpr (MI > 1)
+    if (mi < MI) return dot_block_any<V, MI - 1, NJ>(mi, nj, k, a, lda, b, ldb, out, ldo);
+  if constexpr (NJ > 1)
+    if (nj < NJ) return dot_block_any<V, MI, NJ - 1>(mi, nj, k, a, lda, b, ldb, out, ldo);
+  dot_block<V, MI, NJ>(k, a, lda, b, ldb, out, ldo);
+}
+
+// Rows of x (x(i, p) = data[i * rs + p * cs]) with contiguous depth: in place (cs == 1), else
+// copied into `buffer` (rows k apart). Returns the rows and sets ld to their stride.
+template <class T>
+const T* depth_rows(const MatrixView<T>& x, int64_t rows, int64_t k, T* buffer, int64_t& ld) {
+  if (x.cs == 1) {
+    ld = x.rs;
+    return x.data;
+  }
+  for (int64_t p = 0; p < k; ++p) {
+    const T* col = x.data + p * x.cs;
+    for (int64_t i = 0; i < rows; ++i) buffer[i * k + p] = col[i * x.rs];
+  }
+  ld = k;
+  return buffer;
+}
+
+// C = alpha * op(A) op(B) + beta * C (beta == 0 never reads C), then the epilogue on all of C.
+// op(A)(i, p) = av(i, p), op(B)(p, j) = bv(p, j). Requires dot_gemm_serves.
+template <class V, class Epilogue, class T>
+void dot_gemm(int64_t m, int64_t n, int64_t k, T alpha, const MatrixView<T>& av, const MatrixView<T>& bv, T beta, T* c,
+              int64_t ldc, const Epilogue& epi) {
+  constexpr int MI = dot_block_rows<V>(), NJ = dot_block_cols<V>();
+  const bool copy_a = av.cs != 1, copy_b = bv.rs != 1;
+  T* buffer = static_cast<T*>(
+      thread_pack_buffer(0).get(sizeof(T) * std::size_t(((copy_a ? m : 0) + (copy_b ? n : 0)) * k + 1)));
+  int64_t lda, ldb;
+  const T* a = depth_rows(av, m, k, buffer, lda);
+  const T* b = depth_rows(bv.transposed(), n, k, buffer + (copy_a ? m * k : 0), ldb);
+  T out[MI * NJ];
+  for (int64_t j0 = 0; j0 < n; j0 += NJ) {
+    const int64_t nj = std::min<int64_t>(NJ, n - j0);
+    for (int64_t i0 = 0; i0 < m; i0 += MI) {
+      const int64_t mi = std::min<int64_t>(MI, m - i0);
+      dot_block_any<V, MI, NJ>(mi, nj, k, a + i0 * lda, lda, b + j0 * ldb, ldb, out, MI);
+      for (int64_t j = 0; j < nj; ++j)
+        for (int64_t i = 0; i < mi; ++i) {
+          T& cij = c[(i0 + i) + (j0 + j) * ldc];
+          const T v = alpha * out[i + j * MI];
+          cij = beta == T(0) ? v : v + beta * cij;
+        }
+    }
+  }
+  if constexpr (!Epilogue::is_identity) epi(c, ldc, 0, 0, m, n);
+}
+
+STRATA_TILE_NS_END
