@@ -395,6 +395,8 @@ TEST(GemmEngine, VerboseTraceNamesTheRoute) {
   EXPECT_NE(t.find("parts=2 (each part one block)"), std::string::npos) << t;
   t = trace(1, 8, 8, 8, 0.0f);
   EXPECT_NE(t.find("path=scale-only"), std::string::npos) << t;
+  t = trace(2, 4, 4, 4096, 1.0f);  // few rows and columns over a long depth
+  EXPECT_NE(t.find("path=dot"), std::string::npos) << t;
 }
 
 TEST(GemmEngine, NaNAndInfPropagate) {
