@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "strata/blas/level3.hpp"
 #include "strata/blas/lt.hpp"
 #include "strata/core/status.hpp"
 
@@ -189,6 +190,36 @@ TEST(Lt, HeuristicsRankByShapeWithReasons) {
       matmul(Handle{}, desc, &one, A.data(), l, B.data(), l, &zero, nullptr, l, D2.data(), l, &algo);
       EXPECT_EQ(std::memcmp(D1.data(), D2.data(), D1.size() * sizeof(float)), 0) << algo.name;
     }
+  }
+  {  // Few rows and columns over a long depth: dot products first (A^T B: nothing copied); it
+     // matches blas::gemm bit for bit and every candidate matches a reference (exact here:
+     // small integers and halves).
+    MatmulDesc tn;
+    tn.transa = Op::T;
+    const index_t m = 8, n = 8, k = 1024;
+    auto dot = heuristics(Handle{}, tn, layout(k, m), layout(k, n), layout(m, n), layout(m, n));
+    ASSERT_EQ(dot[0].id, AlgoId::dot_products);
+    EXPECT_NE(dot[0].reason.find("along the depth"), std::string::npos) << dot[0].reason;
+    std::mt19937 rng(5);
+    std::vector<float> A(k * m), B(k * n), D(m * n), G(m * n), R(m * n, 0.0f);
+    for (auto& x : A) x = float(rng() % 7) - 3;
+    for (auto& x : B) x = float(rng() % 5) * 0.5f - 1;
+    for (index_t j = 0; j < n; ++j)
+      for (index_t i = 0; i < m; ++i)
+        for (index_t p = 0; p < k; ++p) R[i + j * m] += A[p + i * k] * B[p + j * k];
+    const float one = 1, zero = 0;
+    for (auto& algo : dot) {
+      matmul(Handle{}, tn, &one, A.data(), layout(k, m), B.data(), layout(k, n), &zero, nullptr, layout(m, n),
+             D.data(), layout(m, n), &algo);
+      EXPECT_EQ(D, R) << algo.name;
+    }
+    matmul(Handle{}, tn, &one, A.data(), layout(k, m), B.data(), layout(k, n), &zero, nullptr, layout(m, n),
+           D.data(), layout(m, n), &dot[0]);
+    gemm<float>(Handle{}, Op::T, Op::N, m, n, k, 1.0f, A.data(), k, B.data(), k, 0.0f, G.data(), m);
+    EXPECT_EQ(0, std::memcmp(D.data(), G.data(), D.size() * sizeof(float)));
+    // A square product of the same depth is not for it.
+    auto wide = heuristics(Handle{}, tn, layout(k, 64), layout(k, 64), layout(64, 64), layout(64, 64));
+    for (const auto& algo : wide) EXPECT_NE(algo.id, AlgoId::dot_products);
   }
   MatrixLayout small = layout(32, 32);
   small.batch_count = 1000, small.batch_stride = 1024;

@@ -81,6 +81,7 @@ enum class AlgoId : int {
   batch_parallel = 3,
   one_block = 4,
   tiled_auto = 5,  // the engine's own per-shape operand policy, as blas::gemm uses
+  dot_products = 6,  // few rows and columns over a long depth: dot products along the depth
 };
 
 struct Algorithm {

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "../gemm/gemm_kernels.hpp"
+#include "strata/tile/dot_gemm.hpp"
 #include "strata/core/log.hpp"
 #include "strata/core/status.hpp"
 #include "strata/core/thread_pool.hpp"
@@ -139,8 +140,8 @@ GemmKernelInfo kernel_info(const Handle& h) {
   return detail::gemm_kernels<T>().select(h.isa()).info();
 }
 
-std::vector<Algorithm> rank(const Handle& h, const MatmulDesc& desc, const MatrixLayout& a, const Shape& s,
-                            const MatrixLayout& d) {
+std::vector<Algorithm> rank(const Handle& h, const MatmulDesc& desc, const MatrixLayout& a, const MatrixLayout& b,
+                            const Shape& s, const MatrixLayout& d) {
   const GemmKernelInfo ki = desc.compute == DType::f32 ? kernel_info<float>(h) : kernel_info<double>(h);
   const int threads = h.num_threads();
   const std::size_t tile_bytes = std::size_t(s.m) * std::size_t(s.n) * dtype_size(desc.compute);
@@ -179,6 +180,14 @@ std::vector<Algorithm> rank(const Handle& h, const MatmulDesc& desc, const Matri
         cat("K=", s.k, " is one k block (KC=", ki.kc, ") and C at most ", tile::one_block_row_tiles, "x",
             tile::one_block_col_tiles, " register tiles: operands read in place, no blocking or packing (each "
             "thread's part too), ", kern));
+  // op(A)'s and op(B)'s depth contiguous in memory (else the dot path copies their rows).
+  const bool a_depth_unit = (a.order == Order::col_major) != (desc.transa == Op::N);
+  const bool b_depth_unit = (b.order == Order::col_major) == (desc.transb == Op::N);
+  if (tile::dot_gemm_serves(s.m, s.n, s.k, a_depth_unit ? 1 : 0, b_depth_unit ? 1 : 0))
+    add(3.5, AlgoId::dot_products, "dot_products", narrow ? tile_bytes : 0,
+        cat("M=", s.m, " and N=", s.n, " are at most ", tile::dot_gemm_max_mn, " over K=", s.k,
+            ": each entry one vector accumulator along the depth (the register tiles would be mostly padding); "
+            "results differ in the last bits from the tiled algorithms (another summation order)"));
   if (s.batch >= 2) {
     const bool small = flops <= 2.0 * 128 * 128 * 128;
     add(small && s.batch >= threads ? 3.0 : 0.3, AlgoId::batch_parallel, "batch_parallel",
@@ -303,7 +312,7 @@ std::vector<Algorithm> heuristics(const Handle& h, const MatmulDesc& desc, const
   check_arg(max_results >= 1, "max_results", "must be >= 1");
   const Shape s = validate(desc, a, b, c, d);
   std::vector<Algorithm> out;
-  for (auto& algo : rank(h, desc, a, s, d))
+  for (auto& algo : rank(h, desc, a, b, s, d))
     if (algo.workspace_bytes <= pref.max_workspace_bytes && int(out.size()) < max_results) out.push_back(algo);
   return out;
 }
@@ -324,11 +333,11 @@ void matmul(const Handle& h, const MatmulDesc& desc, const void* alpha, const vo
   if (algo) {
     chosen = *algo;
     bool known = false;
-    for (auto& cand : rank(h, desc, a, s, d))
+    for (auto& cand : rank(h, desc, a, b, s, d))
       if (cand.id == chosen.id) known = true, chosen.workspace_bytes = cand.workspace_bytes;
     check_arg(known, "algo", "this algorithm does not apply to the described matmul");
   } else {
-    chosen = rank(h, desc, a, s, d).front();
+    chosen = rank(h, desc, a, b, s, d).front();
   }
   if (chosen.workspace_bytes > workspace_bytes || (chosen.workspace_bytes > 0 && !workspace))
     throw_error(Status::insufficient_workspace, "workspace",
