@@ -43,16 +43,16 @@ inline bool dot_gemm_serves(int64_t m, int64_t n, int64_t k, int64_t a_depth_str
          copied <= dot_gemm_max_copied_rows;
 }
 
-// Entries per block side: 4 x 4 accumulators with 32 vector registers, 2 x 4 with 16 (AVX2),
-// 2 x 2 for the portable vectors.
+// Whether the path pays for vectors V: with 32 registers (AVX-512) only, for blocks of 4 x 4
+// entries (16 accumulators, 8 loads per 16 FMAs). AVX2's 16 registers allow 2 x 4, 6 loads per
+// 8 FMAs, and that dot path lost to the microkernels (in-process, STRATA_ISA=avx2: TN 8x8x1024
+// 0.85x, 12x12x512 0.81x, NN 8x8x1024 0.38x, 4x4x4096 0.89x): the other ISAs keep the
+// microkernel paths.
 template <class V>
-constexpr int dot_block_rows() {
-  return sizeof(V) >= 64 ? 4 : 2;
+constexpr bool dot_gemm_pays() {
+  return sizeof(V) >= 64;
 }
-template <class V>
-constexpr int dot_block_cols() {
-  return sizeof(V) >= 32 ? 4 : 2;
-}
+inline constexpr int dot_block_rows = 4, dot_block_cols = 4;
 
 // The MI x NJ block: dot products of rows a + i * lda and columns b + j * ldb, each k
 // contiguous values, into out[i + j * ldo].
@@ -128,7 +128,8 @@ const T* depth_rows(const MatrixView<T>& x, int64_t rows, int64_t k, T* buffer, 
 template <class V, class Epilogue, class T>
 void dot_gemm(int64_t m, int64_t n, int64_t k, T alpha, const MatrixView<T>& av, const MatrixView<T>& bv, T beta, T* c,
               int64_t ldc, const Epilogue& epi) {
-  constexpr int MI = dot_block_rows<V>(), NJ = dot_block_cols<V>();
+  static_assert(dot_gemm_pays<V>(), "the dot path is for 32-register vector sets (dot_gemm_pays)");
+  constexpr int MI = dot_block_rows, NJ = dot_block_cols;
   const bool copy_a = av.cs != 1, copy_b = bv.rs != 1;
   T* buffer = static_cast<T*>(
       thread_pack_buffer(0).get(sizeof(T) * std::size_t(((copy_a ? m : 0) + (copy_b ? n : 0)) * k + 1)));

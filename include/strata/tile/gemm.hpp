@@ -228,10 +228,11 @@ void gemm(const GemmArgs<typename Kernel::T, TA, TB>& g, int threads, const Bloc
   const bool plain = !forced && g.triangle == Triangle::none && g.a_triangle == Triangle::none &&
                      g.b_triangle == Triangle::none;
   if constexpr (std::is_same_v<T, TA> && std::is_same_v<T, TB> && requires { typename Kernel::Vec; })
-    if (plain && dot_gemm_serves(g.m, g.n, g.k, g.a.cs, g.b.rs)) {
-      if (route) *route = {GemmRoute::Path::dot, 1, false};
-      return dot_gemm<typename Kernel::Vec>(g.m, g.n, g.k, g.alpha, g.a, g.b, g.beta, g.c, g.ldc, epi);
-    }
+    if constexpr (dot_gemm_pays<typename Kernel::Vec>())
+      if (plain && dot_gemm_serves(g.m, g.n, g.k, g.a.cs, g.b.rs)) {
+        if (route) *route = {GemmRoute::Path::dot, 1, false};
+        return dot_gemm<typename Kernel::Vec>(g.m, g.n, g.k, g.alpha, g.a, g.b, g.beta, g.c, g.ldc, epi);
+      }
   if constexpr (std::is_same_v<T, TA> && std::is_same_v<T, TB>)
     if (plain && tiny_gemm_serves<Kernel>(g.m, g.n, g.k, bs, threads)) {
       if (route) *route = {GemmRoute::Path::one_block, 1, false};

@@ -13,9 +13,9 @@
 
 STRATA_TILE_NS_BEGIN
 
-// The sum of N values as halves added pairwise: a fixed order, used for a vector's lanes (its
-// sum(), once per dot product: stored and added in scalar code, which GCC 12's reduction
-// intrinsics warn about under -Wuninitialized).
+// The sum of N values as halves added pairwise: a fixed order, used for an AVX-512 vector's
+// lanes (its sum(), once per dot product in tile/dot_gemm.hpp: stored and added in scalar
+// code, which GCC 12's reduction intrinsics warn about under -Wuninitialized).
 template <int N, class T>
 inline T pairwise_sum(const T* x) {
   if constexpr (N == 1) return x[0];
@@ -39,7 +39,6 @@ struct VecPortable {
   }
   friend VecPortable operator*(VecPortable a, VecPortable b) { for (int i = 0; i < N; ++i) a.v[i] *= b.v[i]; return a; }
   friend VecPortable operator+(VecPortable a, VecPortable b) { for (int i = 0; i < N; ++i) a.v[i] += b.v[i]; return a; }
-  T sum() const { return pairwise_sum<N>(v); }
 };
 
 #if defined(__AVX2__) && defined(__FMA__)
@@ -55,11 +54,6 @@ struct VecAvx2F32 {
   friend VecAvx2F32 fma(VecAvx2F32 a, VecAvx2F32 b, VecAvx2F32 c) { return {_mm256_fmadd_ps(a.v, b.v, c.v)}; }
   friend VecAvx2F32 operator*(VecAvx2F32 a, VecAvx2F32 b) { return {_mm256_mul_ps(a.v, b.v)}; }
   friend VecAvx2F32 operator+(VecAvx2F32 a, VecAvx2F32 b) { return {_mm256_add_ps(a.v, b.v)}; }
-  float sum() const {
-    float x[8];
-    _mm256_storeu_ps(x, v);
-    return pairwise_sum<8>(x);
-  }
 };
 struct VecAvx2F64 {
   using value_type = double;
@@ -73,11 +67,6 @@ struct VecAvx2F64 {
   friend VecAvx2F64 fma(VecAvx2F64 a, VecAvx2F64 b, VecAvx2F64 c) { return {_mm256_fmadd_pd(a.v, b.v, c.v)}; }
   friend VecAvx2F64 operator*(VecAvx2F64 a, VecAvx2F64 b) { return {_mm256_mul_pd(a.v, b.v)}; }
   friend VecAvx2F64 operator+(VecAvx2F64 a, VecAvx2F64 b) { return {_mm256_add_pd(a.v, b.v)}; }
-  double sum() const {
-    double x[4];
-    _mm256_storeu_pd(x, v);
-    return pairwise_sum<4>(x);
-  }
 };
 #endif
 
