@@ -19,7 +19,8 @@ template <class T>
 detail::GemmCall<T> make_call(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, T alpha,
                               const void* A, DType a_type, index_t lda, const void* B, DType b_type, index_t ldb,
                               T beta, T* C, index_t ldc) {
-  detail::GemmCall<T> call{m, n, k, alpha, A, 1, lda, B, 1, ldb, beta, C, ldc, h.num_threads()};
+  detail::GemmCall<T> call =
+      detail::make_gemm_call<T>(m, n, k, alpha, A, 1, lda, B, 1, ldb, beta, C, ldc, h.num_threads());
   if (transa != Op::N) call.a_rs = lda, call.a_cs = 1;
   if (transb != Op::N) call.b_rs = ldb, call.b_cs = 1;
   call.a_type = a_type, call.b_type = b_type;

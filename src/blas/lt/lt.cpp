@@ -287,7 +287,8 @@ void run_typed(const Handle& h, const MatmulDesc& desc, T alpha, const T* A, con
       q.dst = static_cast<unsigned char*>(D) + std::size_t(d_off) * dtype_size(d.type);
       steps.push_back(q);
     }
-    GemmCall<T> call{m, n, s.k, alpha, va.p, va.rs, va.cs, vb.p, vb.rs, vb.cs, beta, out, ldo, item_threads};
+    GemmCall<T> call = detail::make_gemm_call<T>(m, n, s.k, alpha, va.p, va.rs, va.cs, vb.p, vb.rs, vb.cs, beta, out, ldo,
+                                                   item_threads);
     call.epilogue = steps.data(), call.epilogue_count = steps.size();
     using P = typename GemmCall<T>::Packing;
     call.packing = algo.id == AlgoId::tiled_pack_both ? P::pack_both
