@@ -68,6 +68,7 @@ struct GemmKernelInfo {
   const char* name;  // e.g. "avx2 f32 16x6"
   int mr, nr;
   int64_t mc, kc, nc;
+  bool dot_path = false;  // takes tile/dot_gemm.hpp's shapes there (tile::dot_gemm_pays)
 };
 
 template <class T>

@@ -128,7 +128,9 @@ struct KernelInstance {
       static const std::string name = std::string(tile::kernel_isa_name) + (sizeof(T) == 4 ? " f32 " : " f64 ") +
                                       std::to_string(Kernel::mr) + "x" + std::to_string(Kernel::nr);
       const tile::BlockSizes& bs = blocks();
-      return GemmKernelInfo{name.c_str(), Kernel::mr, Kernel::nr, bs.mc, bs.kc, bs.nc};
+      bool dot = false;
+      if constexpr (requires { typename Kernel::Vec; }) dot = tile::dot_gemm_pays<typename Kernel::Vec>();
+      return GemmKernelInfo{name.c_str(), Kernel::mr, Kernel::nr, bs.mc, bs.kc, bs.nc, dot};
     };
     return k;
   }

@@ -183,9 +183,9 @@ std::vector<Algorithm> rank(const Handle& h, const MatmulDesc& desc, const Matri
   // op(A)'s and op(B)'s depth contiguous in memory (else the dot path copies their rows).
   const bool a_depth_unit = (a.order == Order::col_major) != (desc.transa == Op::N);
   const bool b_depth_unit = (b.order == Order::col_major) == (desc.transb == Op::N);
-  // AVX-512 kernels and inputs of the compute type only (as the engine: tile/dot_gemm.hpp); below
+  // Kernels that take the path and inputs of the compute type only (as the engine); below
   // batch_parallel where a batch gives every thread entries (which then take this path each).
-  if (h.isa() == Isa::avx512 && a.type == desc.compute && b.type == desc.compute &&
+  if (ki.dot_path && a.type == desc.compute && b.type == desc.compute &&
       tile::dot_gemm_serves(s.m, s.n, s.k, a_depth_unit ? 1 : 0, b_depth_unit ? 1 : 0))
     add(s.batch >= 2 && s.batch >= threads ? 2.8 : 3.5, AlgoId::dot_products, "dot_products",
         narrow ? tile_bytes : 0,
