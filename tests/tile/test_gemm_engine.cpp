@@ -372,9 +372,9 @@ TEST(GemmEngine, EdgeColumnsInPlaceEqualPackedBitwise) {
   }
 }
 
-// STRATA_VERBOSE=1 says which way the engine ran a product: the one-block path (on one thread
-// a product of one k block), the tiled path with its blocks and parts (each part one block when
-// they fit), or C only scaled.
+// STRATA_VERBOSE=1 says which way the engine ran a product: the small path (rows within one
+// micro-tile, short depth), the one-block path (on one thread a product of one k block), the
+// tiled path with its blocks and parts (each part one block when they fit), or C only scaled.
 TEST(GemmEngine, VerboseTraceNamesTheRoute) {
   auto trace = [](int threads, index_t m, index_t n, index_t k, float alpha) {
     std::vector<float> A(size_t(m * k), 1.0f), B(size_t(k * n), 1.0f), C(size_t(m * n), 0.0f);
@@ -386,7 +386,11 @@ TEST(GemmEngine, VerboseTraceNamesTheRoute) {
     set_verbose_level(0);
     return testing::internal::GetCapturedStderr();
   };
-  std::string t = trace(1, 32, 32, 32, 1.0f);
+  std::string t = trace(2, 8, 8, 8, 1.0f);  // 8 rows: within MR on every ISA
+  EXPECT_NE(t.find("path=small"), std::string::npos) << t;
+  t = trace(1, 64, 64, 64, 1.0f);  // 64 rows: beyond MR on every ISA
+  EXPECT_NE(t.find("path=one-block"), std::string::npos) << t;
+  t = trace(1, 8, 8, 33, 1.0f);  // depth beyond the small path's
   EXPECT_NE(t.find("path=one-block"), std::string::npos) << t;
   t = trace(1, 300, 300, 1000, 1.0f);  // depth beyond one k block
   EXPECT_NE(t.find("path=tiled blocks mc="), std::string::npos) << t;

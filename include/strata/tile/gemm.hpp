@@ -17,6 +17,7 @@
 #include "strata/tile/mainloop.hpp"
 #include "strata/tile/operand.hpp"
 #include "strata/tile/scheduler.hpp"
+#include "strata/tile/small_gemm.hpp"
 #include "strata/tile/tiny_gemm.hpp"
 
 STRATA_TILE_NS_BEGIN
@@ -217,7 +218,7 @@ void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, co
 // given, says which way the product ran (for traces).
 template <class Kernel, class Epilogue = NoEpilogue, class TA = typename Kernel::T, class TB = typename Kernel::T>
 void gemm(const GemmArgs<typename Kernel::T, TA, TB>& g, int threads, const BlockSizes& bs, const Epilogue& epi = {},
-          std::optional<PackPolicy> forced = std::nullopt, GemmRoute* route = nullptr) {
+          const std::optional<PackPolicy>& forced = std::nullopt, GemmRoute* route = nullptr) {
   using T = typename Kernel::T;
   if (g.m <= 0 || g.n <= 0) return;
   if (g.k == 0 || g.alpha == T(0)) {
@@ -227,6 +228,11 @@ void gemm(const GemmArgs<typename Kernel::T, TA, TB>& g, int threads, const Bloc
   }
   const bool plain = !forced && g.triangle == Triangle::none && g.a_triangle == Triangle::none &&
                      g.b_triangle == Triangle::none;
+  if constexpr (std::is_same_v<T, TA> && std::is_same_v<T, TB> && requires { typename Kernel::Vec; })
+    if (plain && small_gemm_serves<Kernel>(g.m, g.n, g.k, g.a.rs)) {
+      if (route) *route = {GemmRoute::Path::small, 1, false};
+      return small_gemm<Kernel>(g.m, g.n, g.k, g.alpha, g.a, g.b, g.beta, g.c, g.ldc, epi);
+    }
   if constexpr (std::is_same_v<T, TA> && std::is_same_v<T, TB> && requires { typename Kernel::Vec; })
     if constexpr (dot_gemm_pays<typename Kernel::Vec>())
       if (plain && dot_gemm_serves(g.m, g.n, g.k, g.a.cs, g.b.rs)) {

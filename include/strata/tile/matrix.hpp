@@ -33,7 +33,7 @@ inline constexpr int one_block_row_tiles = 8, one_block_col_tiles = 24;
 // one-block path (tiny_gemm.hpp), or the tiled path in `parts` parts, of which those that fit
 // one block ran on the one-block path (`one_block_parts`).
 struct GemmRoute {
-  enum class Path : uint8_t { scale, one_block, tiled, dot } path = Path::tiled;
+  enum class Path : uint8_t { scale, small, one_block, tiled, dot } path = Path::tiled;
   int parts = 1;
   bool one_block_parts = false;
 };

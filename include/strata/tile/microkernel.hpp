@@ -22,6 +22,29 @@ constexpr int narrower_width(int width) {
   return w;
 }
 
+// Calls each(value) once, where value(x, old) is alpha * x + beta * old(), old() loading the C
+// vector x goes to: how every floating-point C tile is finished (MicroKernel::store, and the
+// small-product path, tile/small_gemm.hpp, with its ragged rows), so that the paths give the same
+// bits. beta == 0 never calls old() (C is not read). alpha == 1 (every convolution, most GEMMs)
+// skips the multiply by alpha and beta == 1 (the k blocks after the first; trsm's updates) the
+// multiply by beta: the same bits (x * 1 is exact), but the multiplies ran on the two FMA pipes
+// the next tile's k loop needs, 12 per 16x6 tile, a quarter of a tile's fixed cost at depth 64.
+template <class V, class Each>
+[[gnu::always_inline]] inline void update_c(typename V::value_type alpha, typename V::value_type beta, Each&& each) {
+  using T = typename V::value_type;
+  const V va = V::set1(alpha);
+  if (beta == T(0)) {
+    if (alpha == T(1)) each([](V x, auto&&) __attribute__((always_inline)) { return x; });
+    else each([&](V x, auto&&) __attribute__((always_inline)) { return x * va; });
+  } else if (beta == T(1)) {
+    if (alpha == T(1)) each([](V x, auto&& old) __attribute__((always_inline)) { return x + old(); });
+    else each([&](V x, auto&& old) __attribute__((always_inline)) { return fma(x, va, old()); });
+  } else {
+    const V vb = V::set1(beta);
+    each([&](V x, auto&& old) __attribute__((always_inline)) { return fma(x, va, old() * vb); });
+  }
+}
+
 template <class V, int NV, int NR>
 struct MicroKernel {
   using T = typename V::value_type;
@@ -444,32 +467,17 @@ struct MicroKernel {
     }
   }
 
-  // C := alpha * acc + beta * C; beta == 0 never reads C.
-  // alpha == 1 (every convolution, most GEMMs) skips the multiply by alpha and beta == 1 (the k
-  // blocks after the first; trsm's updates) the multiply by beta: the same bits (x * 1 is
-  // exact), but the multiplies ran on the two FMA pipes the next tile's k loop needs, 12 per
-  // 16x6 tile, a quarter of a tile's fixed cost at depth 64.
+  // C := alpha * acc + beta * C (update_c); beta == 0 never reads C.
   [[gnu::always_inline]] static void store(const V (&acc)[NR][NV], T* __restrict c, int64_t ldc, T alpha, T beta) {
-    auto each = [&](auto&& value) __attribute__((always_inline)) {
+    update_c<V>(alpha, beta, [&](auto&& value) __attribute__((always_inline)) {
 #pragma GCC unroll 16
       for (int j = 0; j < NR; ++j)
 #pragma GCC unroll 8
         for (int v = 0; v < NV; ++v) {
           T* cp = c + j * ldc + v * V::lanes;
-          value(acc[j][v], cp).store(cp);
+          value(acc[j][v], [cp]() __attribute__((always_inline)) { return V::load(cp); }).store(cp);
         }
-    };
-    const V va = V::set1(alpha);
-    if (beta == T(0)) {
-      if (alpha == T(1)) each([](V x, const T*) { return x; });
-      else each([&](V x, const T*) { return x * va; });
-    } else if (beta == T(1)) {
-      if (alpha == T(1)) each([](V x, const T* cp) { return x + V::load(cp); });
-      else each([&](V x, const T* cp) { return fma(x, va, V::load(cp)); });
-    } else {
-      const V vb = V::set1(beta);
-      each([&](V x, const T* cp) { return fma(x, va, V::load(cp) * vb); });
-    }
+    });
   }
 };
 

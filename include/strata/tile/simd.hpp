@@ -33,6 +33,14 @@ struct VecPortable {
   static VecPortable set1(T x) { VecPortable r; for (int i = 0; i < N; ++i) r.v[i] = x; return r; }
   static VecPortable load(const T* p) { VecPortable r; for (int i = 0; i < N; ++i) r.v[i] = p[i]; return r; }
   void store(T* p) const { for (int i = 0; i < N; ++i) p[i] = v[i]; }
+  // The first n lanes (1 <= n <= N) from p, the rest zero; and back: nothing beyond p[n - 1]
+  // is read or written (tile/small_gemm.hpp's ragged rows).
+  static VecPortable load_first(const T* p, int n) {
+    VecPortable r;
+    for (int i = 0; i < N; ++i) r.v[i] = i < n ? p[i] : T(0);
+    return r;
+  }
+  void store_first(T* p, int n) const { for (int i = 0; i < n; ++i) p[i] = v[i]; }
   friend VecPortable fma(VecPortable a, VecPortable b, VecPortable c) {
     for (int i = 0; i < N; ++i) c.v[i] = a.v[i] * b.v[i] + c.v[i];
     return c;
@@ -40,6 +48,12 @@ struct VecPortable {
   friend VecPortable operator*(VecPortable a, VecPortable b) { for (int i = 0; i < N; ++i) a.v[i] *= b.v[i]; return a; }
   friend VecPortable operator+(VecPortable a, VecPortable b) { for (int i = 0; i < N; ++i) a.v[i] += b.v[i]; return a; }
 };
+
+// Whether V is the portable array vector (not one register).
+template <class V>
+inline constexpr bool is_portable_vec = false;
+template <class T, int N>
+inline constexpr bool is_portable_vec<VecPortable<T, N>> = true;
 
 #if defined(__AVX2__) && defined(__FMA__)
 struct VecAvx2F32 {
@@ -51,6 +65,9 @@ struct VecAvx2F32 {
   static VecAvx2F32 set1(float x) { return {_mm256_set1_ps(x)}; }
   static VecAvx2F32 load(const float* p) { return {_mm256_loadu_ps(p)}; }
   void store(float* p) const { _mm256_storeu_ps(p, v); }
+  static __m256i first(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)); }
+  static VecAvx2F32 load_first(const float* p, int n) { return {_mm256_maskload_ps(p, first(n))}; }
+  void store_first(float* p, int n) const { _mm256_maskstore_ps(p, first(n), v); }
   friend VecAvx2F32 fma(VecAvx2F32 a, VecAvx2F32 b, VecAvx2F32 c) { return {_mm256_fmadd_ps(a.v, b.v, c.v)}; }
   friend VecAvx2F32 operator*(VecAvx2F32 a, VecAvx2F32 b) { return {_mm256_mul_ps(a.v, b.v)}; }
   friend VecAvx2F32 operator+(VecAvx2F32 a, VecAvx2F32 b) { return {_mm256_add_ps(a.v, b.v)}; }
@@ -64,6 +81,9 @@ struct VecAvx2F64 {
   static VecAvx2F64 set1(double x) { return {_mm256_set1_pd(x)}; }
   static VecAvx2F64 load(const double* p) { return {_mm256_loadu_pd(p)}; }
   void store(double* p) const { _mm256_storeu_pd(p, v); }
+  static __m256i first(int n) { return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3)); }
+  static VecAvx2F64 load_first(const double* p, int n) { return {_mm256_maskload_pd(p, first(n))}; }
+  void store_first(double* p, int n) const { _mm256_maskstore_pd(p, first(n), v); }
   friend VecAvx2F64 fma(VecAvx2F64 a, VecAvx2F64 b, VecAvx2F64 c) { return {_mm256_fmadd_pd(a.v, b.v, c.v)}; }
   friend VecAvx2F64 operator*(VecAvx2F64 a, VecAvx2F64 b) { return {_mm256_mul_pd(a.v, b.v)}; }
   friend VecAvx2F64 operator+(VecAvx2F64 a, VecAvx2F64 b) { return {_mm256_add_pd(a.v, b.v)}; }
@@ -80,6 +100,9 @@ struct VecAvx512F32 {
   static VecAvx512F32 set1(float x) { return {_mm512_set1_ps(x)}; }
   static VecAvx512F32 load(const float* p) { return {_mm512_loadu_ps(p)}; }
   void store(float* p) const { _mm512_storeu_ps(p, v); }
+  static __mmask16 first(int n) { return __mmask16((1u << n) - 1); }
+  static VecAvx512F32 load_first(const float* p, int n) { return {_mm512_maskz_loadu_ps(first(n), p)}; }
+  void store_first(float* p, int n) const { _mm512_mask_storeu_ps(p, first(n), v); }
   friend VecAvx512F32 fma(VecAvx512F32 a, VecAvx512F32 b, VecAvx512F32 c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }
   friend VecAvx512F32 operator*(VecAvx512F32 a, VecAvx512F32 b) { return {_mm512_mul_ps(a.v, b.v)}; }
   friend VecAvx512F32 operator+(VecAvx512F32 a, VecAvx512F32 b) { return {_mm512_add_ps(a.v, b.v)}; }
@@ -124,6 +147,9 @@ struct VecAvx512F64 {
   static VecAvx512F64 set1(double x) { return {_mm512_set1_pd(x)}; }
   static VecAvx512F64 load(const double* p) { return {_mm512_loadu_pd(p)}; }
   void store(double* p) const { _mm512_storeu_pd(p, v); }
+  static __mmask8 first(int n) { return __mmask8((1u << n) - 1); }
+  static VecAvx512F64 load_first(const double* p, int n) { return {_mm512_maskz_loadu_pd(first(n), p)}; }
+  void store_first(double* p, int n) const { _mm512_mask_storeu_pd(p, first(n), v); }
   friend VecAvx512F64 fma(VecAvx512F64 a, VecAvx512F64 b, VecAvx512F64 c) { return {_mm512_fmadd_pd(a.v, b.v, c.v)}; }
   friend VecAvx512F64 operator*(VecAvx512F64 a, VecAvx512F64 b) { return {_mm512_mul_pd(a.v, b.v)}; }
   friend VecAvx512F64 operator+(VecAvx512F64 a, VecAvx512F64 b) { return {_mm512_add_pd(a.v, b.v)}; }

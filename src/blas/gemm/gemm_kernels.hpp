@@ -74,6 +74,12 @@ struct GemmKernelInfo {
 template <class T>
 struct GemmKernel {
   void (*run)(const GemmCall<T>&) = nullptr;
+  // The small-product path (tile/small_gemm.hpp) on operands of type T with no epilogue, taken
+  // before a GemmCall is built (building and reading it back was a third of a 4^3 call): runs
+  // the product and returns true if the path serves its shape, else returns false untouched.
+  // Requires m, n, k > 0 and alpha != 0.
+  bool (*run_small)(int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t a_rs, int64_t a_cs, const T* b,
+                    int64_t b_rs, int64_t b_cs, T beta, T* c, int64_t ldc) = nullptr;
   GemmKernelInfo (*info)() = nullptr;
   explicit operator bool() const { return run != nullptr; }
 };

@@ -120,10 +120,19 @@ struct KernelInstance {
     run_typed<T>(c);
   }
 
+  static bool run_small(int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t a_rs, int64_t a_cs, const T* b,
+                        int64_t b_rs, int64_t b_cs, T beta, T* c, int64_t ldc) {
+    if (!tile::small_gemm_serves<Kernel>(m, n, k, a_rs)) return false;
+    tile::small_gemm<Kernel>(m, n, k, alpha, tile::MatrixView<T>{a, a_rs, a_cs}, tile::MatrixView<T>{b, b_rs, b_cs}, beta,
+                             c, ldc, tile::NoEpilogue{});
+    return true;
+  }
+
   // The registry entry; its name ("avx2 f32 16x6") is derived from the kernel itself.
   static GemmKernel<T> entry() {
     GemmKernel<T> k;
     k.run = &run;
+    k.run_small = &run_small;
     k.info = [] {
       static const std::string name = std::string(tile::kernel_isa_name) + (sizeof(T) == 4 ? " f32 " : " f64 ") +
                                       std::to_string(Kernel::mr) + "x" + std::to_string(Kernel::nr);

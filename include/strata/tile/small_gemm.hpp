@@ -1,0 +1,141 @@
+// Small products: every C column one or two vectors of rows (m <= MR) over a short depth (k <=
+// 32). Their arithmetic is a few dozen to a few hundred FMAs, and the one-block path's setup
+// around it (a zero-padded copy of A's rows up to MR, C tiles copied to and from a padded edge
+// tile, the cover of narrower kernels) cost more: a 4^3 sgemm through the CBLAS took 62 ns
+// against OpenBLAS's 14-16. Here A's columns are read in place with the last vector's rows
+// masked (V::load_first), B's elements are broadcast where they lie, and C is read and written
+// in place, masked the same way: one loop nest per block of columns, nothing copied except
+// op(A) = A^T, transposed once into a small stack buffer.
+// Each C element is the same sum in the same order as on the other paths (zero, then one FMA
+// per depth step in order, finished by update_c): the depth stays below the microkernels'
+// chained depth, where they keep one accumulator per element, so the results equal the
+// one-block and tiled paths' bit for bit (GemmEngine.TinyPathEqualsTheTiledPathBitwise).
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "strata/tile/matrix.hpp"
+#include "strata/tile/microkernel.hpp"
+#include "strata/tile/scheduler.hpp"
+#include "strata/tile/simd.hpp"
+
+STRATA_TILE_NS_BEGIN
+
+inline constexpr int64_t small_gemm_max_k = 32;
+inline constexpr int64_t small_gemm_max_n = 64;
+
+// op(A) = A^T is transposed element by element here, which outweighs the savings from 16 x 16
+// on (TN against the one-block path's packing, in-process: 8x8x8 1.25x, 8x64x8 1.72x, but
+// 16^3 0.88x, 32^3 0.63x): only this many entries of it.
+inline constexpr int64_t small_gemm_max_transposed = 128;
+
+// Chosen by shape alone: every such product is under the work the scheduler would split
+// (min_part_flops), so it runs on one thread whatever the thread count, as the one-block path's
+// small products do. a_rs: op(A)'s row stride. For a floating-point MicroKernel (the caller
+// checks).
+template <class Kernel>
+bool small_gemm_serves(int64_t m, int64_t n, int64_t k, int64_t a_rs) {
+  static_assert(2.0 * Kernel::mr * small_gemm_max_n * small_gemm_max_k < min_part_flops,
+                "a small product must be one thread's work");
+  return m <= Kernel::mr && n <= small_gemm_max_n && k <= small_gemm_max_k &&
+         (a_rs == 1 || m * k <= small_gemm_max_transposed);
+}
+
+// Columns per block: the microkernel's NR for two vectors of rows; for one, twice that, up to
+// 16, as the registers allow (16 zmm accumulators on AVX-512, 12 ymm on AVX2): a 16-row,
+// 16-column C took a 12- and a 4-column block, the latter waiting on its 4 FMA chains.
+template <class Kernel, int NV>
+constexpr int small_gemm_width() {
+  return NV >= 2 ? Kernel::nr : (2 * Kernel::nr < 16 ? 2 * Kernel::nr : 16);
+}
+
+// x, kept in a register of its own: with one vector of rows per column GCC folds the broadcast
+// into the FMA's memory operand (vfmadd231ps (mem){1to16}), which ran at 35% of the separate
+// broadcast's rate on this Zen 5 (docs/PERFORMANCE.md; 16^3: 74 -> ns with it kept apart).
+template <class V>
+[[gnu::always_inline]] inline V in_register(V x) {
+  if constexpr (!is_portable_vec<V>) asm("" : "+v"(x.v));
+  return x;
+}
+
+// W columns of C (rows: NV vectors, the last one `rows_last` lanes): A's column p at
+// a + p * a_ps, B's element (p, j) at b[p * b_ps + j * b_js].
+template <class V, int NV, int W, class T>
+[[gnu::noinline]] void small_block(int64_t k, const T* __restrict a, int64_t a_ps, int rows_last,
+                                   const T* __restrict b, int64_t b_ps, int64_t b_js, T* __restrict c, int64_t ldc,
+                                   T alpha, T beta) {
+  constexpr int L = V::lanes;
+  V acc[W][NV];
+#pragma GCC unroll 16
+  for (int j = 0; j < W; ++j)
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) acc[j][v] = V::zero();
+  for (int64_t p = 0; p < k; ++p) {
+    V av[NV];
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v)
+      av[v] = v + 1 < NV ? V::load(a + p * a_ps + v * L) : V::load_first(a + p * a_ps + v * L, rows_last);
+#pragma GCC unroll 16
+    for (int j = 0; j < W; ++j) {
+      const V bj = in_register(V::broadcast(b + p * b_ps + j * b_js));
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; ++v) acc[j][v] = fma(av[v], bj, acc[j][v]);
+    }
+  }
+  update_c<V>(alpha, beta, [&](auto&& value) __attribute__((always_inline)) {
+#pragma GCC unroll 16
+    for (int j = 0; j < W; ++j)
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; ++v) {
+        T* cp = c + j * ldc + v * L;
+        if (v + 1 < NV) {
+          value(acc[j][v], [cp]() __attribute__((always_inline)) { return V::load(cp); }).store(cp);
+        } else {
+          auto old = [cp, rows_last]() __attribute__((always_inline)) { return V::load_first(cp, rows_last); };
+          value(acc[j][v], old).store_first(cp, rows_last);
+        }
+      }
+  });
+}
+
+// Columns [0, n) in blocks of W, the rest (fewer than W) by the next power of two below W, and
+// so on: at most one block of each narrower width, as the microkernels cover an edge.
+template <class V, int NV, int W, class T>
+[[gnu::always_inline]] inline void small_columns(int64_t n, int64_t k, const T* a, int64_t a_ps, int rows_last, const T* b, int64_t b_ps,
+                   int64_t b_js, T* c, int64_t ldc, T alpha, T beta) {
+  int64_t j0 = 0;
+  for (; j0 + W <= n; j0 += W)
+    small_block<V, NV, W>(k, a, a_ps, rows_last, b + j0 * b_js, b_ps, b_js, c + j0 * ldc, ldc, alpha, beta);
+  if constexpr (W > 1)
+    if (j0 < n)
+      small_columns<V, NV, narrower_width(W)>(n - j0, k, a, a_ps, rows_last, b + j0 * b_js, b_ps, b_js,
+                                              c + j0 * ldc, ldc, alpha, beta);
+}
+
+// C = alpha * op(A) op(B) + beta * C, then the epilogue; requires small_gemm_serves and k > 0.
+template <class Kernel, class Epilogue, class T>
+void small_gemm(int64_t m, int64_t n, int64_t k, T alpha, const MatrixView<T>& av, const MatrixView<T>& bv, T beta,
+                T* c, int64_t ldc, const Epilogue& epi) {
+  static_assert(small_gemm_max_k < Kernel::chained_min_depth,
+                "the small path's sums must be the microkernels' single-chain sums");
+  using V = typename Kernel::Vec;
+  constexpr int L = V::lanes;
+  // op(A)'s columns in place when contiguous, else op(A) (A^T) transposed here.
+  const T* a = av.data;
+  int64_t a_ps = av.cs;
+  alignas(64) T copy[small_gemm_max_transposed];
+  if (av.rs != 1) {
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t i = 0; i < m; ++i) copy[i + p * m] = av.data[i * av.rs + p * av.cs];
+    a = copy, a_ps = m;
+  }
+  const int rows_last = int(m - (m - 1) / L * L);
+  if (m <= L)
+    small_columns<V, 1, small_gemm_width<Kernel, 1>()>(n, k, a, a_ps, rows_last, bv.data, bv.rs, bv.cs, c, ldc, alpha, beta);
+  else if constexpr (Kernel::nv >= 2)
+    small_columns<V, 2, small_gemm_width<Kernel, 2>()>(n, k, a, a_ps, rows_last, bv.data, bv.rs, bv.cs, c, ldc, alpha, beta);
+  if constexpr (!Epilogue::is_identity) epi(c, ldc, 0, 0, m, n);
+}
+
+STRATA_TILE_NS_END
