@@ -277,15 +277,18 @@ TEST(GemmEngine, BetaZeroDoesNotReadC) {
 
 namespace {
 
-// The same sgemm through the Lt matmul forced onto the tiled path with both operands packed
+// The same gemm through the Lt matmul forced onto the tiled path with both operands packed
 // (the reference path for the bitwise comparisons below). Returns false if no such algorithm.
-bool sgemm_tiled_pack_both(const Handle& h, Op ta, Op tb, index_t m, index_t n, index_t k, float alpha,
-                           const float* A, index_t lda, const float* B, index_t ldb, float beta, float* C, index_t ldc) {
+template <class T>
+bool gemm_tiled_pack_both(const Handle& h, Op ta, Op tb, index_t m, index_t n, index_t k, T alpha, const T* A,
+                          index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
+  constexpr DType type = sizeof(T) == 4 ? DType::f32 : DType::f64;
   lt::MatmulDesc desc;
+  desc.compute = type;
   desc.transa = ta, desc.transb = tb;
-  lt::MatrixLayout la{DType::f32, ta == Op::N ? m : k, ta == Op::N ? k : m, lda};
-  lt::MatrixLayout lb{DType::f32, tb == Op::N ? k : n, tb == Op::N ? n : k, ldb};
-  lt::MatrixLayout lc{DType::f32, m, n, ldc};
+  lt::MatrixLayout la{type, ta == Op::N ? m : k, ta == Op::N ? k : m, lda};
+  lt::MatrixLayout lb{type, tb == Op::N ? k : n, tb == Op::N ? n : k, ldb};
+  lt::MatrixLayout lc{type, m, n, ldc};
   for (const lt::Algorithm& a : lt::heuristics(h, desc, la, lb, lc, lc, {}, 8))
     if (a.id == lt::AlgoId::tiled_pack_both) {
       std::vector<char> ws(a.workspace_bytes + 64);
@@ -293,6 +296,49 @@ bool sgemm_tiled_pack_both(const Handle& h, Op ta, Op tb, index_t m, index_t n, 
       return true;
     }
   return false;
+}
+bool sgemm_tiled_pack_both(const Handle& h, Op ta, Op tb, index_t m, index_t n, index_t k, float alpha,
+                           const float* A, index_t lda, const float* B, index_t ldb, float beta, float* C, index_t ldc) {
+  return gemm_tiled_pack_both<float>(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+// Small products (rows within one micro-tile, depth <= 32: tile/small_gemm.hpp) read A and C
+// in place with the last vector's rows masked: each C element must equal the tiled path's bit
+// for bit (the same sum, finished by the same update_c) for every alpha / beta branch (1, 0,
+// other), each ISA, f32 and f64, every column-block width up to 64 columns, A transposed within
+// and beyond the entries the path copies; and the rows between m and ldc must keep their values.
+template <class T>
+void small_path_equals_tiled_path() {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<T> d(-1, 1);
+  const T guard = T(-777);
+  for (Isa isa : isas()) {
+    Handle h;
+    h.set_isa(isa);
+    for (auto [m, n, k] : {std::array<index_t, 3>{1, 1, 1}, {3, 64, 5}, {7, 29, 32}, {8, 16, 16}, {16, 17, 8},
+                           {13, 1, 31}, {5, 3, 2}, {16, 64, 32}, {24, 11, 12}, {32, 40, 7}, {9, 23, 14}})
+      for (Op ta : {Op::N, Op::T})
+        for (Op tb : {Op::N, Op::T})
+          for (auto [alpha, beta] : {std::pair<T, T>{1, 0}, {T(1.5), 0}, {1, 1}, {T(-0.5), 1}, {1, T(0.25)},
+                                     {T(1.25), T(-2)}}) {
+            const index_t lda = (ta == Op::N ? m : k) + 3, ldb = (tb == Op::N ? k : n) + 1, ldc = m + 5;
+            std::vector<T> A(size_t(lda * (ta == Op::N ? k : m))), B(size_t(ldb * (tb == Op::N ? n : k)));
+            std::vector<T> C0(size_t(ldc * n));
+            for (auto* v : {&A, &B, &C0})
+              for (auto& x : *v) x = d(rng);
+            for (index_t j = 0; j < n; ++j)
+              for (index_t i = m; i < ldc; ++i) C0[size_t(i + j * ldc)] = guard;
+            std::vector<T> small = C0, tiled = C0;
+            gemm<T>(h, ta, tb, m, n, k, alpha, A.data(), lda, B.data(), ldb, beta, small.data(), ldc);
+            ASSERT_TRUE(gemm_tiled_pack_both<T>(h, ta, tb, m, n, k, alpha, A.data(), lda, B.data(), ldb, beta,
+                                                tiled.data(), ldc));
+            for (std::size_t e = 0; e < small.size(); ++e)
+              ASSERT_EQ(std::memcmp(&small[e], &tiled[e], sizeof(T)), 0)
+                  << "m=" << m << " n=" << n << " k=" << k << " ops=" << char(ta) << char(tb) << " alpha=" << alpha
+                  << " beta=" << beta << " isa=" << isa_name(isa) << " element " << e << ": " << small[e] << " vs "
+                  << tiled[e] << (index_t(e) % ldc >= m ? " (a row beyond m)" : "");
+          }
+  }
 }
 
 }  // namespace
@@ -335,6 +381,11 @@ TEST(GemmEngine, TinyPathEqualsTheTiledPathBitwise) {
             }
     }
   }
+}
+
+TEST(GemmEngine, SmallPathEqualsTheTiledPathBitwise) {
+  small_path_equals_tiled_path<float>();
+  small_path_equals_tiled_path<double>();
 }
 
 // Edge columns are covered exactly by narrower kernels (32x12 -> 32x8 + 32x2 + 32x1 for 11
