@@ -49,12 +49,6 @@ struct VecPortable {
   friend VecPortable operator+(VecPortable a, VecPortable b) { for (int i = 0; i < N; ++i) a.v[i] += b.v[i]; return a; }
 };
 
-// Whether V is the portable array vector (not one register).
-template <class V>
-inline constexpr bool is_portable_vec = false;
-template <class T, int N>
-inline constexpr bool is_portable_vec<VecPortable<T, N>> = true;
-
 #if defined(__AVX2__) && defined(__FMA__)
 struct VecAvx2F32 {
   using value_type = float;

@@ -18,7 +18,6 @@
 #include "strata/tile/matrix.hpp"
 #include "strata/tile/microkernel.hpp"
 #include "strata/tile/scheduler.hpp"
-#include "strata/tile/simd.hpp"
 
 STRATA_TILE_NS_BEGIN
 
@@ -50,18 +49,10 @@ constexpr int small_gemm_width() {
   return NV >= 2 ? Kernel::nr : (2 * Kernel::nr < 16 ? 2 * Kernel::nr : 16);
 }
 
-// x, kept in a register of its own: with one vector of rows per column GCC folds the broadcast
-// into the FMA's memory operand (vfmadd231ps (mem){1to16}), which ran at 35% of the separate
-// broadcast's rate on this Zen 5 (docs/PERFORMANCE.md; 16^3: 74 -> ns with it kept apart).
-template <class V>
-[[gnu::always_inline]] inline V in_register(V x) {
-  if constexpr (!is_portable_vec<V>) asm("" : "+v"(x.v));
-  return x;
-}
-
-// W columns of C (rows: NV vectors, the last one `rows_last` lanes): A's column p at
-// a + p * a_ps, B's element (p, j) at b[p * b_ps + j * b_js].
-template <class V, int NV, int W, class T>
+// W columns of C (rows: NV vectors, the last one `rows_last` lanes, masked if Ragged): A's
+// column p at a + p * a_ps, B's element (p, j) at b[p * b_ps + j * b_js]. Whole vectors are not
+// masked: AVX2's masked loads cost (16x64x32 0.95x of the one-block path with them).
+template <class V, int NV, int W, bool Ragged, class T>
 [[gnu::noinline]] void small_block(int64_t k, const T* __restrict a, int64_t a_ps, int rows_last,
                                    const T* __restrict b, int64_t b_ps, int64_t b_js, T* __restrict c, int64_t ldc,
                                    T alpha, T beta) {
@@ -75,10 +66,10 @@ template <class V, int NV, int W, class T>
     V av[NV];
 #pragma GCC unroll 2
     for (int v = 0; v < NV; ++v)
-      av[v] = v + 1 < NV ? V::load(a + p * a_ps + v * L) : V::load_first(a + p * a_ps + v * L, rows_last);
+      av[v] = !Ragged || v + 1 < NV ? V::load(a + p * a_ps + v * L) : V::load_first(a + p * a_ps + v * L, rows_last);
 #pragma GCC unroll 16
     for (int j = 0; j < W; ++j) {
-      const V bj = in_register(V::broadcast(b + p * b_ps + j * b_js));
+      const V bj = V::broadcast(b + p * b_ps + j * b_js);
 #pragma GCC unroll 2
       for (int v = 0; v < NV; ++v) acc[j][v] = fma(av[v], bj, acc[j][v]);
     }
@@ -89,7 +80,7 @@ template <class V, int NV, int W, class T>
 #pragma GCC unroll 2
       for (int v = 0; v < NV; ++v) {
         T* cp = c + j * ldc + v * L;
-        if (v + 1 < NV) {
+        if (!Ragged || v + 1 < NV) {
           value(acc[j][v], [cp]() __attribute__((always_inline)) { return V::load(cp); }).store(cp);
         } else {
           auto old = [cp, rows_last]() __attribute__((always_inline)) { return V::load_first(cp, rows_last); };
@@ -101,15 +92,16 @@ template <class V, int NV, int W, class T>
 
 // Columns [0, n) in blocks of W, the rest (fewer than W) by the next power of two below W, and
 // so on: at most one block of each narrower width, as the microkernels cover an edge.
-template <class V, int NV, int W, class T>
-[[gnu::always_inline]] inline void small_columns(int64_t n, int64_t k, const T* a, int64_t a_ps, int rows_last, const T* b, int64_t b_ps,
-                   int64_t b_js, T* c, int64_t ldc, T alpha, T beta) {
+template <class V, int NV, int W, bool Ragged, class T>
+[[gnu::always_inline]] inline void small_columns(int64_t n, int64_t k, const T* a, int64_t a_ps, int rows_last,
+                                                 const T* b, int64_t b_ps, int64_t b_js, T* c, int64_t ldc, T alpha,
+                                                 T beta) {
   int64_t j0 = 0;
   for (; j0 + W <= n; j0 += W)
-    small_block<V, NV, W>(k, a, a_ps, rows_last, b + j0 * b_js, b_ps, b_js, c + j0 * ldc, ldc, alpha, beta);
+    small_block<V, NV, W, Ragged>(k, a, a_ps, rows_last, b + j0 * b_js, b_ps, b_js, c + j0 * ldc, ldc, alpha, beta);
   if constexpr (W > 1)
     if (j0 < n)
-      small_columns<V, NV, narrower_width(W)>(n - j0, k, a, a_ps, rows_last, b + j0 * b_js, b_ps, b_js,
+      small_columns<V, NV, narrower_width(W), Ragged>(n - j0, k, a, a_ps, rows_last, b + j0 * b_js, b_ps, b_js,
                                               c + j0 * ldc, ldc, alpha, beta);
 }
 
@@ -131,10 +123,17 @@ void small_gemm(int64_t m, int64_t n, int64_t k, T alpha, const MatrixView<T>& a
     a = copy, a_ps = m;
   }
   const int rows_last = int(m - (m - 1) / L * L);
-  if (m <= L)
-    small_columns<V, 1, small_gemm_width<Kernel, 1>()>(n, k, a, a_ps, rows_last, bv.data, bv.rs, bv.cs, c, ldc, alpha, beta);
-  else if constexpr (Kernel::nv >= 2)
-    small_columns<V, 2, small_gemm_width<Kernel, 2>()>(n, k, a, a_ps, rows_last, bv.data, bv.rs, bv.cs, c, ldc, alpha, beta);
+  auto columns = [&]<int NV, bool Ragged>() __attribute__((always_inline)) {
+    small_columns<V, NV, small_gemm_width<Kernel, NV>(), Ragged>(n, k, a, a_ps, rows_last, bv.data, bv.rs, bv.cs, c,
+                                                                 ldc, alpha, beta);
+  };
+  if (m <= L) {
+    if (rows_last == L) columns.template operator()<1, false>();
+    else columns.template operator()<1, true>();
+  } else if constexpr (Kernel::nv >= 2) {
+    if (rows_last == L) columns.template operator()<2, false>();
+    else columns.template operator()<2, true>();
+  }
   if constexpr (!Epilogue::is_identity) epi(c, ldc, 0, 0, m, n);
 }
 
