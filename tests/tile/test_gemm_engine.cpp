@@ -302,7 +302,7 @@ bool sgemm_tiled_pack_both(const Handle& h, Op ta, Op tb, index_t m, index_t n, 
   return gemm_tiled_pack_both<float>(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
-// Small products (rows within one micro-tile, depth <= 32: tile/small_gemm.hpp) read A and C
+// Small products (rows within one micro-tile or 1.5 on AVX-512, depth <= 32: tile/small_gemm.hpp) read A and C
 // in place with the last vector's rows masked: each C element must equal the tiled path's bit
 // for bit (the same sum, finished by the same update_c) for every alpha / beta branch (1, 0,
 // other), each ISA, f32 and f64, every column-block width up to 64 columns, A transposed within
@@ -316,7 +316,8 @@ void small_path_equals_tiled_path() {
     Handle h;
     h.set_isa(isa);
     for (auto [m, n, k] : {std::array<index_t, 3>{1, 1, 1}, {3, 64, 5}, {7, 29, 32}, {8, 16, 16}, {16, 17, 8},
-                           {13, 1, 31}, {5, 3, 2}, {16, 64, 32}, {24, 11, 12}, {32, 40, 7}, {9, 23, 14}})
+                           {13, 1, 31}, {5, 3, 2}, {16, 64, 32}, {24, 11, 12}, {32, 40, 7}, {9, 23, 14},
+                           {20, 13, 17}, {40, 9, 20}, {48, 30, 32}, {33, 64, 3}, {64, 8, 8}})
       for (Op ta : {Op::N, Op::T})
         for (Op tb : {Op::N, Op::T})
           for (auto [alpha, beta] : {std::pair<T, T>{1, 0}, {T(1.5), 0}, {1, 1}, {T(-0.5), 1}, {1, T(0.25)},

@@ -1,5 +1,5 @@
-// Small products: every C column one or two vectors of rows (m <= MR) over a short depth (k <=
-// 32), n <= 64. Their arithmetic is a few dozen to a few thousand FMAs, and the one-block path's
+// Small products: every C column one to three vectors of rows (m <= MR, or 1.5 MR on AVX-512)
+// over a short depth (k <= 32), n <= 64. Their arithmetic is a few dozen to a few thousand FMAs, and the one-block path's
 // setup around it (a zero-padded copy of A's rows up to MR, C tiles copied to and from a padded
 // edge tile, the cover of narrower kernels) cost as much or more: a 4^3 sgemm through the CBLAS
 // took 62 ns against OpenBLAS's 14-17. Here A's columns are read in place with the last
@@ -33,24 +33,33 @@ inline constexpr int64_t small_gemm_max_n = 64;
 // 16^3 0.88x, 32^3 0.63x): only this many entries of it.
 inline constexpr int64_t small_gemm_max_transposed = 128;
 
-// Chosen by shape alone: every such product is under the work the scheduler would split
+// Vectors of rows: a micro-tile's (two), or three with AVX-512's 32 registers (f32 up to 48 rows,
+// f64 24), in blocks of 3 x 8 (in-process against the one-block path, 1 thread: f32 48x48x32
+// 1.10x, 40x40x20 1.53x, 36x64x32 1.24x, 33^3 1.02x; f64 24^3 1.27x, 20^3 1.77x). Four (4 x 6
+// blocks) lost to the micro-tiles where the rows fill them (f32 64x64x32 0.99x, f64 32^3
+// 0.95x).
+template <class Kernel>
+constexpr int small_gemm_max_vectors() {
+  return sizeof(typename Kernel::Vec) >= 64 ? 3 : Kernel::nv;
+}
+// Chosen by shape alone: only products under the work the scheduler would split
 // (min_part_flops), so it runs on one thread whatever the thread count, as the one-block path's
 // small products do. a_rs: op(A)'s row stride. For a floating-point MicroKernel (the caller
 // checks).
 template <class Kernel>
 bool small_gemm_serves(int64_t m, int64_t n, int64_t k, int64_t a_rs) {
-  static_assert(2.0 * Kernel::mr * small_gemm_max_n * small_gemm_max_k < min_part_flops,
-                "a small product must be one thread's work");
-  return m <= Kernel::mr && n <= small_gemm_max_n && k <= small_gemm_max_k &&
+  constexpr int64_t max_rows = small_gemm_max_vectors<Kernel>() * Kernel::Vec::lanes;
+  return m <= max_rows && n <= small_gemm_max_n && k <= small_gemm_max_k && 2 * m * n * k < min_part_flops &&
          (a_rs == 1 || m * k <= small_gemm_max_transposed);
 }
 
-// Columns per block: the microkernel's NR for two vectors of rows; for one, twice that, up to
-// 16, as the registers allow (16 zmm accumulators on AVX-512, 12 ymm on AVX2): a 16-row,
-// 16-column C took a 12- and a 4-column block, the latter waiting on its 4 FMA chains.
+// Columns per block: 8 for three vectors of rows (24 accumulators), the microkernel's NR for
+// two; for one, twice that, up to 16, as the registers allow (16 zmm accumulators on AVX-512,
+// 12 ymm on AVX2): a 16-row, 16-column C took a 12- and a 4-column block, the latter waiting on
+// its 4 FMA chains.
 template <class Kernel, int NV>
 constexpr int small_gemm_width() {
-  return NV >= 2 ? Kernel::nr : (2 * Kernel::nr < 16 ? 2 * Kernel::nr : 16);
+  return NV >= 3 ? 8 : NV == 2 ? Kernel::nr : (2 * Kernel::nr < 16 ? 2 * Kernel::nr : 16);
 }
 
 // W columns of C (rows: NV vectors, the last one `rows_last` lanes, masked if Ragged): A's
@@ -64,24 +73,24 @@ template <class V, int NV, int W, bool Ragged, class T>
   V acc[W][NV];
 #pragma GCC unroll 16
   for (int j = 0; j < W; ++j)
-#pragma GCC unroll 2
+#pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[j][v] = V::zero();
   for (int64_t p = 0; p < k; ++p) {
     V av[NV];
-#pragma GCC unroll 2
+#pragma GCC unroll 4
     for (int v = 0; v < NV; ++v)
       av[v] = !Ragged || v + 1 < NV ? V::load(a + p * a_ps + v * L) : V::load_first(a + p * a_ps + v * L, rows_last);
 #pragma GCC unroll 16
     for (int j = 0; j < W; ++j) {
       const V bj = V::broadcast(b + p * b_ps + j * b_js);
-#pragma GCC unroll 2
+#pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) acc[j][v] = fma(av[v], bj, acc[j][v]);
     }
   }
   update_c<V>(alpha, beta, [&](auto&& value) __attribute__((always_inline)) {
 #pragma GCC unroll 16
     for (int j = 0; j < W; ++j)
-#pragma GCC unroll 2
+#pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) {
         T* cp = c + j * ldc + v * L;
         if (!Ragged || v + 1 < NV) {
@@ -131,13 +140,14 @@ void small_gemm(int64_t m, int64_t n, int64_t k, T alpha, const MatrixView<T>& a
     small_columns<V, NV, small_gemm_width<Kernel, NV>(), Ragged>(n, k, a, a_ps, rows_last, bv.data, bv.rs, bv.cs, c,
                                                                  ldc, alpha, beta);
   };
-  if (m <= L) {
-    if (rows_last == L) columns.template operator()<1, false>();
-    else columns.template operator()<1, true>();
-  } else if constexpr (Kernel::nv >= 2) {
-    if (rows_last == L) columns.template operator()<2, false>();
-    else columns.template operator()<2, true>();
-  }
+  auto ragged = [&]<int NV>() __attribute__((always_inline)) {
+    if (rows_last == L) columns.template operator()<NV, false>();
+    else columns.template operator()<NV, true>();
+  };
+  const int64_t nv = (m + L - 1) / L;
+  if (nv == 1) ragged.template operator()<1>();
+  else if (nv == 2) ragged.template operator()<2>();
+  else if constexpr (small_gemm_max_vectors<Kernel>() >= 3) ragged.template operator()<3>();
   if constexpr (!Epilogue::is_identity) epi(c, ldc, 0, 0, m, n);
 }
 
