@@ -76,11 +76,13 @@ void cblas_xerbla(int info, const char* rout, const char* form, ...) {
 
 namespace strata::capi {
 
-void report_error(char letter, std::string_view routine, std::initializer_list<std::string_view> params,
-                  std::string_view argument) {
+void report_error(char letter, std::string_view routine, std::string_view params, std::string_view argument) {
   int info = 0;
   int position = 1;
-  for (std::string_view p : params) {
+  while (!params.empty()) {
+    const std::size_t end = std::min(params.find(' '), params.size());
+    const std::string_view p = params.substr(0, end);
+    params.remove_prefix(std::min(end + 1, params.size()));
     if (p.size() == argument.size() &&
         std::equal(p.begin(), p.end(), argument.begin(), [](char a, char b) { return std::tolower(a) == std::tolower(b); })) {
       info = position;
