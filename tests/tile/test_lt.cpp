@@ -176,6 +176,10 @@ TEST(Lt, HeuristicsRankByShapeWithReasons) {
   auto one_block = heuristics(Handle{}, desc, layout(64, 64), layout(64, 64), layout(64, 64), layout(64, 64));
   EXPECT_EQ(one_block[0].id, AlgoId::one_block);
   EXPECT_NE(one_block[0].reason.find("one k block"), std::string::npos) << one_block[0].reason;
+  // 8 rows over a depth of 8: the engine's small path, named in the reason (every ISA).
+  auto small_ranked = heuristics(Handle{}, desc, layout(8, 8), layout(8, 8), layout(8, 8), layout(8, 8));
+  EXPECT_EQ(small_ranked[0].id, AlgoId::one_block);
+  EXPECT_NE(small_ranked[0].reason.find("the small path"), std::string::npos) << small_ranked[0].reason;
   auto deep = heuristics(Handle{}, desc, layout(64, 4096), layout(4096, 64), layout(64, 64), layout(64, 64));
   for (const auto& algo : deep) EXPECT_NE(algo.id, AlgoId::one_block);
   {  // every candidate of the small product gives the same bits

@@ -69,6 +69,7 @@ struct GemmKernelInfo {
   int mr, nr;
   int64_t mc, kc, nc;
   bool dot_path = false;  // takes tile/dot_gemm.hpp's shapes there (tile::dot_gemm_pays)
+  int64_t small_rows = 0;  // the small path's most rows (tile/small_gemm.hpp), 0 if none
 };
 
 template <class T>

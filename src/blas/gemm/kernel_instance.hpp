@@ -139,7 +139,8 @@ struct KernelInstance {
       const tile::BlockSizes& bs = blocks();
       bool dot = false;
       if constexpr (requires { typename Kernel::Vec; }) dot = tile::dot_gemm_pays<typename Kernel::Vec>();
-      return GemmKernelInfo{name.c_str(), Kernel::mr, Kernel::nr, bs.mc, bs.kc, bs.nc, dot};
+      const int64_t small_rows = tile::small_gemm_max_vectors<Kernel>() * Kernel::Vec::lanes;
+      return GemmKernelInfo{name.c_str(), Kernel::mr, Kernel::nr, bs.mc, bs.kc, bs.nc, dot, small_rows};
     };
     return k;
   }

@@ -6,6 +6,7 @@
 
 #include "../gemm/gemm_kernels.hpp"
 #include "strata/tile/dot_gemm.hpp"
+#include "strata/tile/small_gemm.hpp"
 #include "strata/core/log.hpp"
 #include "strata/core/status.hpp"
 #include "strata/core/thread_pool.hpp"
@@ -175,11 +176,19 @@ std::vector<Algorithm> rank(const Handle& h, const MatmulDesc& desc, const Matri
       add(0.4, AlgoId::tiled_stream_a, "tiled_stream_a", narrow ? tile_bytes : 0,
           cat("reads A in place; slower than packing when N=", s.n, " > ", ki.nr));
   }
+  // The engine's small path serves these (inputs of the compute type, as the engine requires).
+  const bool small_path = a.type == desc.compute && b.type == desc.compute && s.m <= ki.small_rows &&
+                          s.n <= tile::small_gemm_max_n && s.k <= tile::small_gemm_max_k &&
+                          flops < tile::min_part_flops &&
+                          (a_unit_rows || s.m * s.k <= tile::small_gemm_max_transposed);
   if (s.k <= ki.kc && s.m <= tile::one_block_row_tiles * ki.mr && s.n <= tile::one_block_col_tiles * ki.nr)
     add(2.5, AlgoId::one_block, "one_block", narrow ? tile_bytes : 0,
-        cat("K=", s.k, " is one k block (KC=", ki.kc, ") and C at most ", tile::one_block_row_tiles, "x",
-            tile::one_block_col_tiles, " register tiles: operands read in place, no blocking or packing (each "
-            "thread's part too), ", kern));
+        small_path ? cat("M=", s.m, " rows (at most ", ki.small_rows, ") over K=", s.k, " (at most ",
+                         tile::small_gemm_max_k, "): the small path, A and C in place with the last vector's "
+                         "rows masked, B where it lies, nothing copied, ", kern)
+                   : cat("K=", s.k, " is one k block (KC=", ki.kc, ") and C at most ", tile::one_block_row_tiles,
+                         "x", tile::one_block_col_tiles, " register tiles: operands read in place, no blocking or "
+                         "packing (each thread's part too), ", kern));
   // op(A)'s and op(B)'s depth contiguous in memory (else the dot path copies their rows).
   const bool a_depth_unit = (a.order == Order::col_major) != (desc.transa == Op::N);
   const bool b_depth_unit = (b.order == Order::col_major) == (desc.transb == Op::N);
