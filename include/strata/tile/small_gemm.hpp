@@ -46,11 +46,14 @@ constexpr int small_gemm_max_vectors() {
 // (min_part_flops), so it runs on one thread whatever the thread count, as the one-block path's
 // small products do. a_rs: op(A)'s row stride. For a floating-point MicroKernel (the caller
 // checks).
-template <class Kernel>
-bool small_gemm_serves(int64_t m, int64_t n, int64_t k, int64_t a_rs) {
-  constexpr int64_t max_rows = small_gemm_max_vectors<Kernel>() * Kernel::Vec::lanes;
+// max_rows: small_gemm_max_vectors x lanes (the Lt heuristics pass it from the kernel's info).
+inline bool small_gemm_serves_rows(int64_t max_rows, int64_t m, int64_t n, int64_t k, int64_t a_rs) {
   return m <= max_rows && n <= small_gemm_max_n && k <= small_gemm_max_k && 2 * m * n * k < min_part_flops &&
          (a_rs == 1 || m * k <= small_gemm_max_transposed);
+}
+template <class Kernel>
+bool small_gemm_serves(int64_t m, int64_t n, int64_t k, int64_t a_rs) {
+  return small_gemm_serves_rows(small_gemm_max_vectors<Kernel>() * Kernel::Vec::lanes, m, n, k, a_rs);
 }
 
 // Columns per block: 8 for three vectors of rows (24 accumulators), the microkernel's NR for

@@ -177,10 +177,8 @@ std::vector<Algorithm> rank(const Handle& h, const MatmulDesc& desc, const Matri
           cat("reads A in place; slower than packing when N=", s.n, " > ", ki.nr));
   }
   // The engine's small path serves these (inputs of the compute type, as the engine requires).
-  const bool small_path = a.type == desc.compute && b.type == desc.compute && s.m <= ki.small_rows &&
-                          s.n <= tile::small_gemm_max_n && s.k <= tile::small_gemm_max_k &&
-                          flops < tile::min_part_flops &&
-                          (a_unit_rows || s.m * s.k <= tile::small_gemm_max_transposed);
+  const bool small_path = a.type == desc.compute && b.type == desc.compute &&
+                          tile::small_gemm_serves_rows(ki.small_rows, s.m, s.n, s.k, a_unit_rows ? 1 : 0);
   if (s.k <= ki.kc && s.m <= tile::one_block_row_tiles * ki.mr && s.n <= tile::one_block_col_tiles * ki.nr)
     add(2.5, AlgoId::one_block, "one_block", narrow ? tile_bytes : 0,
         small_path ? cat("M=", s.m, " rows (at most ", ki.small_rows, ") over K=", s.k, " (at most ",
