@@ -59,7 +59,9 @@ struct VecAvx2F32 {
   static VecAvx2F32 set1(float x) { return {_mm256_set1_ps(x)}; }
   static VecAvx2F32 load(const float* p) { return {_mm256_loadu_ps(p)}; }
   void store(float* p) const { _mm256_storeu_ps(p, v); }
-  static __m256i first(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)); }
+  static __m256i first(int n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
   static VecAvx2F32 load_first(const float* p, int n) { return {_mm256_maskload_ps(p, first(n))}; }
   void store_first(float* p, int n) const { _mm256_maskstore_ps(p, first(n), v); }
   friend VecAvx2F32 fma(VecAvx2F32 a, VecAvx2F32 b, VecAvx2F32 c) { return {_mm256_fmadd_ps(a.v, b.v, c.v)}; }

@@ -1,15 +1,16 @@
 // Small products: every C column one to three vectors of rows (m <= MR, or 1.5 MR on AVX-512)
-// over a short depth (k <= 32), n <= 64. Their arithmetic is a few dozen to a few thousand FMAs, and the one-block path's
-// setup around it (a zero-padded copy of A's rows up to MR, C tiles copied to and from a padded
-// edge tile, the cover of narrower kernels) cost as much or more: a 4^3 sgemm through the CBLAS
-// took 62 ns against OpenBLAS's 14-17. Here A's columns are read in place with the last
-// vector's rows masked (V::load_first), B's elements are broadcast where they lie, and C is
-// read and written in place, masked the same way: one loop nest per block of columns, nothing
-// copied except a small op(A) = A^T, transposed into a stack buffer. blas::gemm calls it before
-// it builds a call record (GemmKernel::run_small). In-process against the one-block path (f32,
-// AVX-512, 1 thread, NN): 4^3 1.33x, 8^3 1.43x, 12^3 1.50x, 16^3 1.11-1.22x, 20^3 1.81-1.87x,
-// 24^3 1.53x, 32^3 1.03-1.06x, 32x64x32 1.03-1.04x, 8x64x8 1.86x; batches of 1000: 32^3
-// 1.06-1.09x, 16^3 1.18-1.26x; STRATA_ISA=avx2 (MR 16): 1.04-1.62x, 16x32x32 1.00x.
+// over a short depth (k <= 32), n <= 64. Their arithmetic is a few dozen to a few thousand
+// FMAs, and the one-block path's setup around it (a zero-padded copy of A's rows up to MR, C
+// tiles copied to and from a padded edge tile, the cover of narrower kernels) cost as much or
+// more: a 4^3 sgemm through the CBLAS took 62 ns against OpenBLAS's 14-17. Here A's columns are
+// read in place with the last vector's rows masked (V::load_first), B's elements are broadcast
+// where they lie, and C is read and written in place, masked the same way: one loop nest per
+// block of columns, nothing copied except a small op(A) = A^T, transposed into a stack buffer.
+// blas::gemm calls it before it builds a call record (GemmKernel::run_small). In-process
+// against the one-block path (f32, AVX-512, 1 thread, NN): 4^3 1.33x, 8^3 1.43x, 12^3 1.50x,
+// 16^3 1.11-1.22x, 20^3 1.81-1.87x, 24^3 1.53x, 32^3 1.03-1.06x, 32x64x32 1.03-1.04x, 8x64x8
+// 1.86x; batches of 1000: 32^3 1.06-1.09x, 16^3 1.18-1.26x; STRATA_ISA=avx2 (MR 16):
+// 1.04-1.62x, 16x32x32 1.00x.
 // Each C element is the same sum in the same order as on the other paths (zero, then one FMA
 // per depth step in order, finished by update_c): the depth stays below the microkernels'
 // chained depth, where they keep one accumulator per element, so the results equal the
@@ -42,11 +43,12 @@ template <class Kernel>
 constexpr int small_gemm_max_vectors() {
   return sizeof(typename Kernel::Vec) >= 64 ? 3 : Kernel::nv;
 }
+
 // Chosen by shape alone: only products under the work the scheduler would split
 // (min_part_flops), so it runs on one thread whatever the thread count, as the one-block path's
-// small products do. a_rs: op(A)'s row stride. For a floating-point MicroKernel (the caller
+// small products do. a_rs: op(A)'s row stride; max_rows: small_gemm_max_vectors x lanes (the Lt
+// heuristics pass it from the kernel's info). For a floating-point MicroKernel (the caller
 // checks).
-// max_rows: small_gemm_max_vectors x lanes (the Lt heuristics pass it from the kernel's info).
 inline bool small_gemm_serves_rows(int64_t max_rows, int64_t m, int64_t n, int64_t k, int64_t a_rs) {
   return m <= max_rows && n <= small_gemm_max_n && k <= small_gemm_max_k && 2 * m * n * k < min_part_flops &&
          (a_rs == 1 || m * k <= small_gemm_max_transposed);

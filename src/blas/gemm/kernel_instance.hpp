@@ -123,8 +123,8 @@ struct KernelInstance {
   static bool run_small(int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t a_rs, int64_t a_cs, const T* b,
                         int64_t b_rs, int64_t b_cs, T beta, T* c, int64_t ldc) {
     if (!tile::small_gemm_serves<Kernel>(m, n, k, a_rs)) return false;
-    tile::small_gemm<Kernel>(m, n, k, alpha, tile::MatrixView<T>{a, a_rs, a_cs}, tile::MatrixView<T>{b, b_rs, b_cs}, beta,
-                             c, ldc, tile::NoEpilogue{});
+    const tile::MatrixView<T> av{a, a_rs, a_cs}, bv{b, b_rs, b_cs};
+    tile::small_gemm<Kernel>(m, n, k, alpha, av, bv, beta, c, ldc, tile::NoEpilogue{});
     return true;
   }
 
