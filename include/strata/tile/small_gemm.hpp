@@ -50,7 +50,8 @@ constexpr int small_gemm_max_vectors() {
 // heuristics pass it from the kernel's info). For a floating-point MicroKernel (the caller
 // checks).
 inline bool small_gemm_serves_rows(int64_t max_rows, int64_t m, int64_t n, int64_t k, int64_t a_rs) {
-  return m <= max_rows && n <= small_gemm_max_n && k <= small_gemm_max_k && 2 * m * n * k < min_part_flops &&
+  return m > 0 && n > 0 && k > 0 && m <= max_rows && n <= small_gemm_max_n && k <= small_gemm_max_k &&
+         2 * m * n * k < min_part_flops &&
          (a_rs == 1 || m * k <= small_gemm_max_transposed);
 }
 template <class Kernel>

@@ -24,7 +24,7 @@ char op_char(Op o) { return char(o); }
 std::string route_text(const tile::GemmRoute& r, const GemmKernelInfo& info) {
   using P = tile::GemmRoute::Path;
   if (r.path == P::scale) return "path=scale-only (alpha or k is zero)";
-  if (r.path == P::small) return "path=small (rows in one or two vectors, short depth: operands in place)";
+  if (r.path == P::small) return "path=small (rows within a micro-tile, short depth: operands in place, rows masked)";
   if (r.path == P::one_block) return "path=one-block (operands in place, one k block)";
   if (r.path == P::dot) return "path=dot (few rows and columns: dot products along the depth)";
   return cat("path=tiled blocks mc=", info.mc, " kc=", info.kc, " nc=", info.nc, " parts=", r.parts,
@@ -218,15 +218,15 @@ void gemm_dispatch(const Handle& h, Op transa, Op transb, index_t m, index_t n, 
                    index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     // Small products straight to the kernel (no call record; traced ones take the engine's route).
-    if (k > 0 && alpha != T(0) && !verbose(1) &&
+    if (alpha != T(0) && !verbose(1) &&
         gemm_kernels<T>().select(h.isa()).run_small(m, n, k, alpha, A, transa == Op::N ? 1 : lda,
                                                     transa == Op::N ? lda : 1, B, transb == Op::N ? 1 : ldb,
                                                     transb == Op::N ? ldb : 1, beta, C, ldc))
       return;
     run_real<T>(h, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-  }
-  else
+  } else {
     run_complex<typename T::value_type>(h, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  }
 }
 
 template <class T>

@@ -77,8 +77,8 @@ struct GemmKernel {
   void (*run)(const GemmCall<T>&) = nullptr;
   // The small-product path (tile/small_gemm.hpp) on operands of type T with no epilogue, taken
   // before a GemmCall is built (building and reading it back was a third of a 4^3 call): runs
-  // the product and returns true if the path serves its shape, else returns false untouched.
-  // Requires m, n, k > 0 and alpha != 0.
+  // the product and returns true if the path serves its shape (m, n, k > 0 among it), else
+  // returns false untouched. Requires alpha != 0 (the engine only scales C then).
   bool (*run_small)(int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t a_rs, int64_t a_cs, const T* b,
                     int64_t b_rs, int64_t b_cs, T beta, T* c, int64_t ldc) = nullptr;
   GemmKernelInfo (*info)() = nullptr;
