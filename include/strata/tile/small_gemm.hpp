@@ -23,16 +23,20 @@
 #include "strata/tile/matrix.hpp"
 #include "strata/tile/microkernel.hpp"
 #include "strata/tile/scheduler.hpp"
+#include "strata/tile/transpose.hpp"
 
 STRATA_TILE_NS_BEGIN
 
 inline constexpr int64_t small_gemm_max_k = 32;
 inline constexpr int64_t small_gemm_max_n = 64;
 
-// op(A) = A^T is transposed element by element here, which outweighs the savings from 16 x 16
-// on (TN against the one-block path's packing, in-process: 8x8x8 1.25x, 8x64x8 1.72x, but
-// 16^3 0.88x, 32^3 0.63x): only this many entries of it.
-inline constexpr int64_t small_gemm_max_transposed = 128;
+// op(A) = A^T is transposed here, which can outweigh the savings: element by element (f64; f32
+// edges) only up to 128 entries (TN against the one-block path's packing, in-process: 8x8x8
+// 1.25x, 8x64x8 1.72x, but 16^3 0.88x, 32^3 0.63x); f32 in 8 x 8 blocks in registers
+// (transpose_8x8) up to 1024 (12^3 1.36x, 16^3 1.17x, 24^3 1.42x, 24x64x24 1.52x, 32x16x16
+// 1.06x, 32^3 1.00x; 16x32x32 and 16x64x32 0.96-1.00x).
+template <class T>
+inline constexpr int64_t small_gemm_max_transposed = std::is_same_v<T, float> ? 1024 : 128;
 
 // Vectors of rows: a micro-tile's (two), or three with AVX-512's 32 registers (f32 up to 48 rows,
 // f64 24), in blocks of 3 x 8 (in-process against the one-block path, 1 thread: f32 48x48x32
@@ -49,14 +53,16 @@ constexpr int small_gemm_max_vectors() {
 // small products do. a_rs: op(A)'s row stride; max_rows: small_gemm_max_vectors x lanes (the Lt
 // heuristics pass it from the kernel's info). For a floating-point MicroKernel (the caller
 // checks).
-inline bool small_gemm_serves_rows(int64_t max_rows, int64_t m, int64_t n, int64_t k, int64_t a_rs) {
+template <class T>
+bool small_gemm_serves_rows(int64_t max_rows, int64_t m, int64_t n, int64_t k, int64_t a_rs) {
   return m > 0 && n > 0 && k > 0 && m <= max_rows && n <= small_gemm_max_n && k <= small_gemm_max_k &&
          2 * m * n * k < min_part_flops &&
-         (a_rs == 1 || m * k <= small_gemm_max_transposed);
+         (a_rs == 1 || m * k <= small_gemm_max_transposed<T>);
 }
 template <class Kernel>
 bool small_gemm_serves(int64_t m, int64_t n, int64_t k, int64_t a_rs) {
-  return small_gemm_serves_rows(small_gemm_max_vectors<Kernel>() * Kernel::Vec::lanes, m, n, k, a_rs);
+  return small_gemm_serves_rows<typename Kernel::T>(small_gemm_max_vectors<Kernel>() * Kernel::Vec::lanes, m, n,
+                                                     k, a_rs);
 }
 
 // Columns per block: 8 for three vectors of rows (24 accumulators), the microkernel's NR for
@@ -132,13 +138,21 @@ void small_gemm(int64_t m, int64_t n, int64_t k, T alpha, const MatrixView<T>& a
                 "the small path's sums must be the microkernels' single-chain sums");
   using V = typename Kernel::Vec;
   constexpr int L = V::lanes;
-  // op(A)'s columns in place when contiguous, else op(A) (A^T) transposed here.
+  // op(A)'s columns in place when contiguous, else op(A) (A^T) transposed here (f32: whole 8 x 8
+  // blocks in registers, the edges element by element).
   const T* a = av.data;
   int64_t a_ps = av.cs;
-  alignas(64) T copy[small_gemm_max_transposed];
+  alignas(64) T copy[small_gemm_max_transposed<T>];
   if (av.rs != 1) {
+    int64_t i8 = 0, p8 = 0;
+    if constexpr (std::is_same_v<T, float>)
+      if (av.cs == 1) {
+        i8 = m / 8 * 8, p8 = k / 8 * 8;
+        for (int64_t p = 0; p < p8; p += 8)
+          for (int64_t i = 0; i < i8; i += 8) transpose_8x8(av.data + i * av.rs + p, av.rs, copy + i + p * m, m);
+      }
     for (int64_t p = 0; p < k; ++p)
-      for (int64_t i = 0; i < m; ++i) copy[i + p * m] = av.data[i * av.rs + p * av.cs];
+      for (int64_t i = p < p8 ? i8 : 0; i < m; ++i) copy[i + p * m] = av.data[i * av.rs + p * av.cs];
     a = copy, a_ps = m;
   }
   const int rows_last = int(m - (m - 1) / L * L);

@@ -178,7 +178,9 @@ std::vector<Algorithm> rank(const Handle& h, const MatmulDesc& desc, const Matri
   }
   // The engine's small path serves these (inputs of the compute type, as the engine requires).
   const bool small_path = a.type == desc.compute && b.type == desc.compute &&
-                          tile::small_gemm_serves_rows(ki.small_rows, s.m, s.n, s.k, a_unit_rows ? 1 : 0);
+                          (desc.compute == DType::f32
+                               ? tile::small_gemm_serves_rows<float>(ki.small_rows, s.m, s.n, s.k, a_unit_rows ? 1 : 0)
+                               : tile::small_gemm_serves_rows<double>(ki.small_rows, s.m, s.n, s.k, a_unit_rows ? 1 : 0));
   if (s.k <= ki.kc && s.m <= tile::one_block_row_tiles * ki.mr && s.n <= tile::one_block_col_tiles * ki.nr)
     add(2.5, AlgoId::one_block, "one_block", narrow ? tile_bytes : 0,
         small_path ? cat("M=", s.m, " rows (at most ", ki.small_rows, ") over K=", s.k, " (at most ",
