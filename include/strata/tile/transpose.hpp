@@ -57,6 +57,8 @@ template <class Put>
 // of rows r0 .. r0 + n - 1 (n = min(8, W - r0)) as one 8-word value.
 template <int W, class Row, class Put>
 [[gnu::always_inline]] inline void transpose_rows_to_slots(int rows, Row&& row, Put&& put) {
+  // Unrolled, so that each group's n is a constant for put (a store of known width).
+#pragma GCC unroll 4
   for (int r0 = 0; r0 < W; r0 += 8) {
     Floats8 r[8];
 #pragma GCC unroll 8
