@@ -132,7 +132,7 @@ struct Lib {
 };
 
 // Timing (1 thread: interleaved, each repetition runs every library once so drift hits all
-// alike; more threads: one block per library, see below), then
+// alike; more threads: rounds of one block per library, see below), then
 // one Row per library with GFLOPS (ops for integer GEMM), % of `peak_per_core` x threads and,
 // on strata's row, the ratio to the best verified peer.
 void time_and_report(const GemmProblem& p, const char* dt, int threads, int reps, double peak_per_core,
@@ -152,12 +152,15 @@ void time_and_report(const GemmProblem& p, const char* dt, int threads, int reps
     // each starting once the previous library's workers have stopped spinning
     // (bench::let_peer_threads_park) and after bench::warm_up of untimed calls: a thread pool
     // woken from sleep needs a few milliseconds to run at speed (2-thread 64^3, one untimed call
-    // before each 2 ms sample: 224-261 GFLOPS against 257-296 in a block).
-    for (auto& lib : libs) {
-      bench::let_peer_threads_park();
-      bench::warm_up([&] { lib.run_batch(p.batch); });
-      for (int r = 0; r < reps; ++r) sample(lib);
-    }
+    // before each 2 ms sample: 224-261 GFLOPS against 257-296 in a block). The blocks come in
+    // rounds (bench::kThreadedRounds).
+    const int per_round = (reps + bench::kThreadedRounds - 1) / bench::kThreadedRounds;
+    for (int round = 0; round < bench::kThreadedRounds; ++round)
+      for (auto& lib : libs) {
+        bench::let_peer_threads_park();
+        bench::warm_up([&] { lib.run_batch(p.batch); });
+        for (int r = 0; r < per_round; ++r) sample(lib);
+      }
   }
   double best_peer = 0, strata_gflops = 0;
   std::vector<double> gf;

@@ -240,18 +240,22 @@ int run_conv_bench(const ConvBenchOptions& o) {
             }
           }
         } else {
-          // With threads, one block per library (bench::let_peer_threads_park and warm_up say why).
+          // With threads, rounds of one block per library (bench::let_peer_threads_park, warm_up
+          // and kThreadedRounds say why).
+          const int per_round = (o.reps + bench::kThreadedRounds - 1) / bench::kThreadedRounds;
           auto block = [&](const std::function<void()>& run, std::vector<double>& times) {
             bench::let_peer_threads_park();
             bench::warm_up(run);
-            for (int r = 0; r < o.reps; ++r) {
+            for (int r = 0; r < per_round; ++r) {
               Timer t;
               run();
               times.push_back(t.seconds() * 1e3);
             }
           };
-          block(run_strata, ts);
-          if (have_peer) block(run_peer, td);
+          for (int round = 0; round < bench::kThreadedRounds; ++round) {
+            block(run_strata, ts);
+            if (have_peer) block(run_peer, td);
+          }
         }
         const double ms_s = median(ts), ms_d = have_peer ? median(td) : 0;
         const double flops = 2.0 * double(s.n * s.k * s.c * s.r * s.s) * double(yd[2] * yd[3]);
