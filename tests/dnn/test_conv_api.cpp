@@ -309,12 +309,15 @@ TEST(ConvApi, FusedBiasResidualActivationOnEveryAlgorithm) {
   h.set_num_threads(2);
   const Spec spec{"fused", 2, 8, 16, 1, {12, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
   const Spec pointwise{"fused1x1", 2, 8, 16, 1, {7, 7}, {1, 1}, {0, 0}, {1, 1}, {1, 1}};
-  for (const Spec& sp : {spec, pointwise})
+  // 120 values per filter row: implicit GEMM's padded band, whose 2 threads split the filter's
+  // two 32-channel panels over the 5 pixel tiles (the epilogue then runs in a pass of its own).
+  const Spec wide{"fused_wide", 1, 40, 48, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  for (const Spec& sp : {spec, pointwise, wide})
     for (Layout layout : {Layout::nchw, Layout::nhwc}) {
       const Descs d = make_descs(sp, layout, layout == Layout::nchw ? FilterLayout::kcrs : FilterLayout::krsc);
       const auto x = random_floats(d.x.span(), 1), w = random_floats(d.w.element_count(), 2);
-      const auto z = random_floats(d.y.span(), 3), bias = random_floats(16, 4);
-      const auto bias_desc = TensorDesc::nchw(DType::f32, 1, 16, 1, 1);
+      const auto z = random_floats(d.y.span(), 3), bias = random_floats(std::size_t(sp.k), 4);
+      const auto bias_desc = TensorDesc::nchw(DType::f32, 1, sp.k, 1, 1);
       const testref::Conv3d geo(d.x, d.w, d.conv, d.y);
       const auto ref = testref::ref_forward(geo, to_double(x), to_double(w), d.y.span());
       const auto offsets = offsets_of(d.y.dims(), d.y.strides());
@@ -322,6 +325,9 @@ TEST(ConvApi, FusedBiasResidualActivationOnEveryAlgorithm) {
       const float alpha1 = 0.75f, alpha2 = 0.5f;
       for (const AlgoPerf& perf : get_forward_algorithms(h, d.x, d.w, d.conv, d.y)) {
         if (!perf.supported) continue;
+        // The wide problem is there for implicit GEMM; at depth 360 Winograd's rounding (docs/dnn.md,
+        // tested against its own bound elsewhere) exceeds this test's fixed tolerance.
+        if (sp.name == "fused_wide" && perf.algo != ConvAlgo::implicit_gemm) continue;
         const std::size_t ws = forward_workspace_size(h, d.x, d.w, d.conv, d.y, perf.algo);
         auto buf = make_aligned<std::byte>(ws + 1);
         for (Activation act : {Activation::identity, Activation::relu, Activation::relu6, Activation::sigmoid,
@@ -335,7 +341,7 @@ TEST(ConvApi, FusedBiasResidualActivationOnEveryAlgorithm) {
                                                   y.data());
               int fails = 0;
               for (int64_t o : offsets) {
-                const int64_t channel = o / cstride % 16;
+                const int64_t channel = o / cstride % sp.k;
                 double pre = alpha1 * ref.value[std::size_t(o)];
                 if (residual) pre += alpha2 * z[std::size_t(o)];
                 if (with_bias) pre += bias[std::size_t(channel)];

@@ -318,7 +318,8 @@ void run_band_padded(const ConvProblem& p, const tile::ConvGeometry& geo, const 
     const int64_t T = std::max(1, p.threads);
     if ((panels + T - 1) / T * tiles < (tiles + T - 1) / T * panels) {
       parallel_for(panels, p.threads, [&](int64_t lo, int64_t hi, int) { walk(lo, hi, 0, tiles); });
-      if constexpr (!Epilogue::is_identity) parallel_for(tiles, p.threads, [&](int64_t lo, int64_t hi, int) { finish(lo, hi); });
+      if constexpr (!Epilogue::is_identity)
+        parallel_for(tiles, p.threads, [&](int64_t lo, int64_t hi, int) { finish(lo, hi); });
     } else {
       parallel_for(tiles, p.threads, [&](int64_t lo, int64_t hi, int) {
         walk(0, panels, lo, hi);
