@@ -68,13 +68,16 @@ int64_t a_block_rows(int64_t k, const BlockSizes& bs) {
 // Chooses in-place operand reads where packing would cost more than it saves:
 // * B is streamed when few rows use it (M <= 2 MR, e.g. 16 x 4096 x 4096) or when it is small
 //   enough to stay in L1 anyway (small problems, where packing time rivals compute time);
-// * B with contiguous columns (NN, TN) is also streamed when all rows fit at most three A
+// * B with contiguous columns (NN, TN) is also streamed when all rows fit at most four A
 //   blocks: each packed panel would then be read by few A blocks, and the transposing pack
 //   costs more than it saves — its reads of B come in a burst the FMAs cannot hide, and its
 //   writes miss (the packed block outgrows L2). Measured (1 thread; 2 threads alike) at
 //   64 x 3136 x 256 (a 1x1 convolution): 1.5x faster streamed; 256 x 784 x 512 1.04x,
-//   384 x 1024 x 1024 1.02x, 512 x 1024 x 512 1.02x; at 768 x 1024 x 1024 (four blocks) and
-//   1024^3 packing wins by 1-2%. A short depth (K < KC) lets one A block hold more rows (see
+//   384 x 1024 x 1024 1.02x, 512 x 1024 x 512 1.02x. Four blocks rather than three (Zen 5,
+//   in-process, 1 thread): f32 2048^3 1.04x, 1800^3 1.03x, 2176^3 1.02x, TN 2048^3 1.02x,
+//   2048 x 2048 x 512 1.11x; f64 1344^3 1.04x, 1024 x 1024 x 256 1.03x; 2 threads 1.00-1.03x;
+//   the res5 1x1 layer 2048 x 49 x 512 (prepared filter as A) 1.04x. Up to eight: 2560^3-4096^3
+//   0.99-1.03x, so four. A short depth (K < KC) lets one A block hold more rows (see
 //   a_block_rows): 256 x 3136 x 64 streams in one block (1.04x over packing).
 // * A is streamed (unit row stride only) when one column panel uses it (N <= NR) or when it is
 //   that small and its columns lie close together. Columns far apart (an operand inside a
@@ -86,7 +89,7 @@ PackPolicy choose_pack_policy(const GemmArgs<T, TA, TB>& g, const BlockSizes& bs
   PackPolicy p;
   const bool small_b = g.k * g.n * int64_t(sizeof(T)) <= l1_floor_bytes;
   const bool small_a = g.m * g.k * int64_t(sizeof(T)) <= l1_floor_bytes && g.a.cs <= 2 * g.m + 16;
-  const bool few_a_blocks_read_b = g.b.rs == 1 && g.m <= 3 * a_block_rows<Kernel>(g.k, bs);
+  const bool few_a_blocks_read_b = g.b.rs == 1 && g.m <= 4 * a_block_rows<Kernel>(g.k, bs);
   p.pack_b = g.m > 2 * Kernel::mr && !small_b && !few_a_blocks_read_b;
   p.pack_a = !((g.n <= Kernel::nr || small_a) && g.a.rs == 1);
   return p;
@@ -97,8 +100,9 @@ PackPolicy choose_pack_policy(const GemmArgs<T, TA, TB>& g, const BlockSizes& bs
 // would fill L1 (bs.kc sized A's and B's micro-panels together to 7/8 of it): for k up to
 // ~1000 (f32) C is written in one pass instead of three or four, in equal pieces beyond (a
 // strided column of B sits a page apart from the next, so fewer pieces also mean fewer TLB
-// walks). On one thread all rows make one A block (the policy streams B only while they are at
-// most three blocks), read from L3 once per column panel: one core's share of L3 bandwidth
+// walks). On one thread all rows make one A block up to three blocks' worth (the policy streams
+// B only while they are at most four; four make two: as fast as one, 0.999-1.008x at
+// 1800^3-2176^3), read from L3 once per column panel: one core's share of L3 bandwidth
 // feeds the kernel, and B is read once per k block -- unless the depth is shorter than KC:
 // then the block keeps to A's L2 budget (a_block_rows) and B, as short, is read once per block
 // (4096 x 4096 x 64, 2048 x 2048 x 128: 1.03x; a 4096-row block of depth 64 had filled L2, and
