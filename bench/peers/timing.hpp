@@ -36,7 +36,9 @@ inline void let_peer_threads_park() {
 // repetitions spread over them, and the median taken over all: a burst of load on the host
 // that slows one block (a few milliseconds on this 2-vCPU VM, one sub-millisecond layer's
 // whole block) then moves the median less. With one block per library, a different
-// convolution layer read 0.67-0.78x at batch 1 / 2 threads in each run (one of 23).
+// convolution layer read 0.67-0.78x at batch 1 / 2 threads in each run (one of 23). Rounds do
+// not help against the longer slow states of the second vCPU (seconds; docs/PERFORMANCE.md,
+// twenty-second session): such rows are rerun.
 inline constexpr int kThreadedRounds = 3;
 
 // Untimed calls for at least 20 ms (and at least 3): threads woken from sleep, and a core

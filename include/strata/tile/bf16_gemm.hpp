@@ -123,8 +123,7 @@ struct Bf16PairOperand {
         }
         const __m512i slots =
             _mm512_permutex2var_epi16(_mm512_castsi256_si512(x1), interleave, _mm512_castsi256_si512(x0));
-        if constexpr (W % 16 == 0) _mm512_storeu_si512(out + g, slots);
-        else if (W - g >= 16) _mm512_storeu_si512(out + g, slots);
+        if (W - g >= 16) _mm512_storeu_si512(out + g, slots);  // W and g are constants here (unrolled)
         else _mm512_mask_storeu_epi32(out + g, __mmask16((1u << (W - g)) - 1), slots);
       }
     }

@@ -315,8 +315,8 @@ void run_band_padded(const ConvProblem& p, const tile::ConvGeometry& geo, const 
     // whose filter each thread would otherwise read whole). Either way every output is the
     // same kernel call, so the bits do not depend on the split. In-process on 2 threads at batch
     // 1: res5_3x3_s2 (5 tiles, 16 panels) 1.03-1.05x, res4_3x3_s2 (17 tiles, 8 panels) 0.98-1.01x.
-    const int64_t T = std::max(1, p.threads);
-    if ((panels + T - 1) / T * tiles < (tiles + T - 1) / T * panels) {
+    const int64_t parts = std::max(1, p.threads);
+    if ((panels + parts - 1) / parts * tiles < (tiles + parts - 1) / parts * panels) {
       parallel_for(panels, p.threads, [&](int64_t lo, int64_t hi, int) { walk(lo, hi, 0, tiles); });
       if constexpr (!Epilogue::is_identity)
         parallel_for(tiles, p.threads, [&](int64_t lo, int64_t hi, int) { finish(lo, hi); });
