@@ -161,6 +161,43 @@ TEST(GemmEx, Bf16NativeKernelFlushesSubnormalInputsAndKeepsInfinities) {
   for (index_t j = 0; j < n; ++j) EXPECT_TRUE(std::isinf(C[size_t(7 + j * m)])) << j;
   EXPECT_EQ(C[size_t(8 + 5 * m)], 0.0f);
 }
+// Operands inside larger matrices (leading dimensions past their rows), the gaps holding NaN:
+// only the operands' own values may reach C. A packer stepping between columns by the row
+// count instead of the leading dimension, or filling a half pair slot (odd depth) from past k,
+// puts NaN or wrong values in C (the second checked: every op pair fails). Every op pair, odd
+// depths, partial 16-row groups and 12-column panels.
+TEST(GemmEx, Bf16NativeKernelReadsOnlyTheOperandInsideLargerMatrices) {
+  if (!isa_supported(Isa::avx512) || !native_bf16(Isa::avx512)) GTEST_SKIP() << "no AVX512_BF16 kernel here";
+  const bf16 nan = bf16(std::numeric_limits<float>::quiet_NaN());
+  for (Op ta : {Op::N, Op::T})
+    for (Op tb : {Op::N, Op::T})
+      for (auto [m, n, k] : {std::tuple{37, 23, 51}, std::tuple{5, 14, 34}, std::tuple{70, 9, 17}}) {
+        const index_t a_rows = ta == Op::N ? m : k, a_cols = ta == Op::N ? k : m;
+        const index_t b_rows = tb == Op::N ? k : n, b_cols = tb == Op::N ? n : k;
+        const index_t lda = a_rows + 7, ldb = b_rows + 5;
+        std::mt19937 rng(11);
+        std::uniform_real_distribution<float> d(-2, 2);
+        std::vector<bf16> A(size_t(lda * a_cols + 32), nan), B(size_t(ldb * b_cols + 32), nan);
+        for (index_t j = 0; j < a_cols; ++j)
+          for (index_t i = 0; i < a_rows; ++i) A[size_t(i + j * lda)] = bf16(d(rng));
+        for (index_t j = 0; j < b_cols; ++j)
+          for (index_t i = 0; i < b_rows; ++i) B[size_t(i + j * ldb)] = bf16(d(rng));
+        auto a = [&](index_t i, index_t l) { return double(A[size_t(ta == Op::N ? i + l * lda : l + i * lda)].to_float()); };
+        auto b = [&](index_t l, index_t j) { return double(B[size_t(tb == Op::N ? l + j * ldb : j + l * ldb)].to_float()); };
+        std::vector<float> C(size_t(m * n), 0.0f);
+        Handle h;
+        h.set_isa(Isa::avx512);
+        gemm_ex(h, ta, tb, m, n, k, 1.0f, A.data(), DType::bf16, lda, B.data(), DType::bf16, ldb, 0.0f, C.data(), m);
+        for (index_t j = 0; j < n; ++j)
+          for (index_t i = 0; i < m; ++i) {
+            double exact = 0, size = 0;
+            for (index_t l = 0; l < k; ++l) exact += a(i, l) * b(l, j), size += std::abs(a(i, l) * b(l, j));
+            ASSERT_LE(std::abs(C[size_t(i + j * m)] - exact), double(k + 2) * 0x1p-24 * size + 1e-30)
+                << m << "x" << n << "x" << k << " ta=" << char(ta) << " tb=" << char(tb) << " i=" << i << " j=" << j;
+          }
+      }
+}
+
 TEST(GemmEx, F16EqualsF32OfWidenedInputs) { check_narrow<f16>(DType::f16); }
 
 template <class A>
