@@ -164,7 +164,7 @@ TEST(GemmEx, Bf16NativeKernelFlushesSubnormalInputsAndKeepsInfinities) {
 // Operands inside larger matrices (leading dimensions past their rows), the gaps holding NaN:
 // only the operands' own values may reach C. A packer stepping between columns by the row
 // count instead of the leading dimension, or filling a half pair slot (odd depth) from past k,
-// puts NaN or wrong values in C (the second checked: every op pair fails). Every op pair, odd
+// puts NaN or wrong values in C (the second checked: this test then fails). Every op pair, odd
 // depths, partial 16-row groups and 12-column panels.
 TEST(GemmEx, Bf16NativeKernelReadsOnlyTheOperandInsideLargerMatrices) {
   if (!isa_supported(Isa::avx512) || !native_bf16(Isa::avx512)) GTEST_SKIP() << "no AVX512_BF16 kernel here";
