@@ -506,10 +506,12 @@ constexpr int spilling_cover_cost(int nv, int top, int nr) {
 // columns exactly, widest first (11 = 8 + 2 + 1) -- or, with Spill (the caller's C and B have
 // room for whole tiles: a convolution's padded output rows), by whichever kernels cost least,
 // one running past the last column where that is cheaper (7 columns as one 8-wide tile, not
-// 4 + 2 + 1 latency-bound ones). The others (int8, bf16: 16x6 -> 16x3 -> 16x1) take a few
-// columns beyond half as a half-width tile plus the rest (16x4 = 16x3 + 16x1; 16x5 stays one
-// 16x6 tile, 16x2 one 16x3: two narrow tiles would cost more, since a 16x1 tile is bound by its
-// loads at about two thirds of a 16x3 one; their B is always a padded panel).
+// 4 + 2 + 1 latency-bound ones). The others (int8 16x6 -> 16x3 -> 16x1, bf16 32x12 -> 32x8 ->
+// 32x4 -> ...) take a few columns beyond the narrower width as that kernel plus the rest
+// (16x4 = 16x3 + 16x1; 16x5 stays one 16x6 tile, 16x2 one 16x3: two narrow tiles would cost
+// more, since a 16x1 tile is bound by its loads at about two thirds of a 16x3 one; their B is
+// always a padded panel). The cost model above, applied to them, lost 2-8% on int8 edges of
+// 3, 5 and 9 columns (each taking a copied C tile where an exact one had been).
 // Calls run.template operator()<K>(j0) for each kernel K, covering columns [j0, j0 + K::nr).
 template <class Kernel, bool Spill = false, class Run>
 [[gnu::always_inline]] inline void cover_narrowest(int64_t mr, int64_t nr, Run&& run, int64_t j0 = 0) {
