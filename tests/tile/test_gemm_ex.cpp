@@ -161,6 +161,7 @@ TEST(GemmEx, Bf16NativeKernelFlushesSubnormalInputsAndKeepsInfinities) {
   for (index_t j = 0; j < n; ++j) EXPECT_TRUE(std::isinf(C[size_t(7 + j * m)])) << j;
   EXPECT_EQ(C[size_t(8 + 5 * m)], 0.0f);
 }
+
 // Operands inside larger matrices (leading dimensions past their rows), the gaps holding NaN:
 // only the operands' own values may reach C. A packer stepping between columns by the row
 // count instead of the leading dimension, or filling a half pair slot (odd depth) from past k,
