@@ -153,7 +153,7 @@ struct MicroKernel {
   // addressing mode (base + stride * 1, 2 or 4), five registers for B in the k loop. Left to
   // itself GCC kept an offset register per column and spilled the rest to the stack, reloaded
   // every step, in run (the one-block path's tiles, A in place: f32 and f64 32^3-128^3 NN, NT
-  // and TN 1.01-1.04x with these). Not in run_pieces, where GCC then spilled an A vector
+  // and TN 1.01-1.04x with these) and run_column. Not in run_pieces, where GCC then spilled an A vector
   // instead (the conv1 stem 0.71x).
   struct StridedColumns {
     static_assert(NR <= 12, "two bases of six columns each");
@@ -337,7 +337,9 @@ struct MicroKernel {
   // place with contiguous columns, b_ps = 1), the k steps also fetch the next column panel,
   // NR columns b_js apart from fetch_b, a line per step (PanelFetch; single-set kernels too).
   // Never inlined, like run: inlined into the BLAS mainloop its k loop ran out of registers
-  // for B's column offsets and reloaded them from the stack every step.
+  // for B's column offsets and reloaded them from the stack every step. B in place is
+  // addressed as StridedColumns: with an offset register per column GCC still reloaded some
+  // from the stack each step (1x1 convolutions 1.00-1.02x in-process with the bases).
   [[gnu::noinline]] static void run_column(int64_t tiles, int64_t kc, const T* __restrict a, int64_t a_panel, const T* __restrict b,
                          int64_t b_ps, int64_t b_js, T* __restrict c, int64_t ldc, T alpha, T beta,
                          const T* fetch_after = nullptr, const T* fetch_b = nullptr) {
@@ -351,13 +353,13 @@ struct MicroKernel {
         SliceFetch slice{t + 1 < tiles ? at + a_panel : fetch_after, mr};
         if constexpr (FetchA && FetchB) {
           BothFetch<SliceFetch&, PanelFetch&> both{slice, panel};
-          rotate<mr, BPS, BJS>(kc, at, mr, b, b_ps, b_js, acc, nullptr, both);
+          rotate<mr, BPS, BJS, BPS == 1>(kc, at, mr, b, b_ps, b_js, acc, nullptr, both);
         } else if constexpr (FetchA) {
-          rotate<mr, BPS, BJS>(kc, at, mr, b, b_ps, b_js, acc, nullptr, slice);
+          rotate<mr, BPS, BJS, BPS == 1>(kc, at, mr, b, b_ps, b_js, acc, nullptr, slice);
         } else if constexpr (FetchB) {
-          rotate<mr, BPS, BJS>(kc, at, mr, b, b_ps, b_js, acc, nullptr, panel);
+          rotate<mr, BPS, BJS, BPS == 1>(kc, at, mr, b, b_ps, b_js, acc, nullptr, panel);
         } else {
-          accumulate<mr, BPS, BJS>(kc, at, mr, b, b_ps, b_js, acc);
+          accumulate<mr, BPS, BJS, BPS == 1>(kc, at, mr, b, b_ps, b_js, acc);
         }
         store(acc, ct, ldc, alpha, beta);
       }
