@@ -8,7 +8,8 @@
 # AB_TYPE=u8s8s32 (full-range u8 A) or u7s8s32 (A below 128) times the integer gemm_ex instead;
 # AB_TYPE=strsm, strmm or ssyrk a Level 3 routine, ssymv, ssyr, sgemv_n, sgemv_t or sger a Level 2 one (shapes
 # as in bench/gemm_ab.cpp). AB_LD=N gives the f32 gemm's A, B and C a leading dimension of at least N
-# (blocks of a larger matrix, as Level 3 routines and LAPACK pass them). AB_TYPE=sbatch or dbatch
+# (blocks of a larger matrix, as Level 3 routines and LAPACK pass them); AB_LDC=N gives C alone
+# a leading dimension of at least N, for every type but the batches. AB_TYPE=sbatch or dbatch
 # times gemm_strided_batched (f32 or f64) over AB_BATCH entries (default 1000) of each shape.
 # Usage: bench/compare_builds.sh REV [THREADS] [OPS] MxNxK...
 #   e.g. bench/compare_builds.sh a1ef895 1 NN 64x64x64 256x196x1024 2048x2048x2048

@@ -166,7 +166,11 @@ int main(int argc, char** argv) {
     // matrix, as Level 3 routines and LAPACK pass them; 1024 puts columns a page apart).
     const long ld_min = type == "f32" && std::getenv("AB_LD") ? std::atol(std::getenv("AB_LD")) : 0;
     const long lda = std::max(ld_min, ta == Op::N ? m : k), ldb = std::max(ld_min, tb == Op::N ? k : n);
-    const long ldc = std::max(ld_min, m);
+    // AB_LDC: C's leading dimension at least that, for every type but the batches (C's columns
+    // off the power-of-two strides that put them all in one L1 set).
+    const long ldc_min = !batched && std::getenv("AB_LDC") ? std::atol(std::getenv("AB_LDC")) : 0;
+    const long ldc = std::max({ld_min, m, ldc_min});
+    c.resize(std::size_t(ldc * n)), c32.resize(std::size_t(ldc * n));
     if (ld_min) {
       a.resize(std::size_t(lda * (ta == Op::N ? k : m)));
       b.resize(std::size_t(ldb * (tb == Op::N ? n : k)));
@@ -240,7 +244,7 @@ int main(int argc, char** argv) {
           else if (integer)
             libs[l].gemm_i32(libs[l].handle(), ta, tb, m, n, k, 1, a8.data(),
                              type == "s8s8s32" ? DType::i8 : DType::u8, lda, b8.data(), DType::i8,
-                             ldb, 0, c32.data(), m);
+                             ldb, 0, c32.data(), ldc);
           else
             libs[l].gemm(libs[l].handle(), ta, tb, m, n, k, 1.f, a.data(), DType::f32, lda, b.data(), DType::f32,
                          ldb, 0.f, c.data(), ldc);
