@@ -1,0 +1,41 @@
+// A tile's k loop that fetches its C columns for writing during its last steps, so that the
+// store (and, with beta, the read) at the end finds them in L1.
+//
+// Fetched at the tile's start, as the f32 kernel does, C's lines can be gone again by the end
+// of a long k loop: the A slice and the B panel stream through L1 meanwhile, and with a
+// power-of-two ldc every column of C falls into the same L1 sets, 24 lines competing for their
+// ways. Two steps per column of C, from 2 * NR steps before the end.
+#pragma once
+#include <cstdint>
+
+#include "strata/tile/isa_namespace.hpp"
+
+STRATA_TILE_NS_BEGIN
+
+// step() `steps` times; c: the tile's first column of C (NR columns ldc apart, `rows` values
+// each). Shorter loops fetch C at their start.
+template <int NR, class T, class Step>
+[[gnu::always_inline]] inline void steps_fetching_c(int64_t steps, T* c, int64_t ldc, int rows, Step&& step) {
+  const int64_t lead = steps - 2 * NR;
+  if (lead < 0) {
+#pragma GCC unroll 16
+    for (int j = 0; j < NR; ++j) {
+      __builtin_prefetch(c + j * ldc, 1);
+      __builtin_prefetch(c + j * ldc + rows - 1, 1);
+    }
+#pragma GCC unroll 2
+    for (int64_t q = 0; q < steps; ++q) step();
+    return;
+  }
+#pragma GCC unroll 2
+  for (int64_t q = 0; q < lead; ++q) step();
+#pragma GCC unroll 1
+  for (int j = 0; j < NR; ++j, c += ldc) {
+    step();
+    __builtin_prefetch(c, 1);
+    step();
+    __builtin_prefetch(c + rows - 1, 1);
+  }
+}
+
+STRATA_TILE_NS_END
