@@ -232,8 +232,9 @@ void expect_fused_implicit_gemm_matches_reference(const Handle& h, const Descs& 
 // interleaved) and read in place by the microkernel; NCHW output rows are staged and
 // transposed. Shapes aim at its edges: padding wider than the filter, ragged pixel tiles
 // (OW not a multiple of the tile), output channels not a multiple of the register tile,
-// row dilation, groups (channel runs inside wider pixels), a strided input view, an input in
-// the other layout than the output, 1 and 2 threads, alpha/beta.
+// row dilation, groups (channel runs inside wider pixels), interior tiles read from x itself,
+// a strided input view, an input in the other layout than the output, 1 and 2 threads,
+// alpha/beta.
 TEST(ConvAlgorithms, ImplicitGemmReadsFewChannelInputRowsInPlace) {
   const std::vector<Spec> shapes{
       {"stem", 2, 3, 20, 1, {23, 29}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
@@ -241,6 +242,11 @@ TEST(ConvAlgorithms, ImplicitGemmReadsFewChannelInputRowsInPlace) {
       {"rect_stride3", 2, 5, 16, 1, {8, 13}, {3, 5}, {0, 2}, {1, 3}, {1, 1}},
       {"row_dilation", 1, 4, 9, 1, {12, 11}, {3, 3}, {2, 1}, {1, 1}, {2, 1}},
       {"groups", 2, 6, 8, 2, {7, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      // Rows wide enough for interior tiles, which read dense channels-last x where it lies
+      // (the copies then hold only the border tiles' columns): a ragged last tile, and a
+      // full last tile that reaches into the right padding.
+      {"stem_wide", 2, 3, 20, 1, {9, 100}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
+      {"wide_full_border_tiles", 1, 4, 12, 1, {5, 48}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
   };
   // x as made (dense), as a strided view, or dense in the other layout (y keeps its own).
   enum class Input { dense, strided, other_layout };

@@ -89,15 +89,17 @@ inline bool band_reads_x_in_place(const ConvProblem& p) {
   return p.pad == std::array<int64_t, 3>{0, 0, 0} && (p.filter[2] == 1 || p.xs[4] == p.cg());
 }
 
-// Input row (img, ih), inside the image, as a dense zero-padded row of row_floats values.
+// Input row (img, ih), inside the image, as a dense zero-padded row of row_floats values; or
+// only its columns [from, to) (of row_floats / C).
 static inline void fill_band_row(const ConvProblem& p, const tile::ConvGeometry& geo, int64_t img, int64_t ih,
-                                 int64_t row_floats, float* dst) {
-  const int64_t C = geo.c, cols = row_floats / C;
+                                 int64_t row_floats, float* dst, int64_t from = 0, int64_t to = INT64_MAX) {
+  const int64_t C = geo.c, cols = std::min(row_floats / C, to);
   const int64_t iw_begin = -p.pad[2];  // input column of row column 0
   // Row columns [lo, hi) lie inside the image.
-  const int64_t lo = std::clamp<int64_t>(-iw_begin, 0, cols), hi = std::clamp<int64_t>(p.in[2] - iw_begin, lo, cols);
-  std::fill(dst, dst + lo * C, 0.f);
-  std::fill(dst + hi * C, dst + row_floats, 0.f);
+  const int64_t lo = std::clamp<int64_t>(-iw_begin, from, std::max(from, cols));
+  const int64_t hi = std::clamp<int64_t>(p.in[2] - iw_begin, lo, std::max(lo, cols));
+  std::fill(dst + from * C, dst + lo * C, 0.f);
+  std::fill(dst + hi * C, dst + std::max(hi, cols) * C, 0.f);
   const float* src = geo.x + img * geo.xs[0] + ih * geo.xs[3];
   const int64_t cs = geo.xs[1], ps = geo.xs[4];
   if (cs == 1 && ps == C) {  // channels contiguous and pixels packed: one copy
@@ -111,12 +113,37 @@ static inline void fill_band_row(const ConvProblem& p, const tile::ConvGeometry&
   }
 }
 
+// The full tiles of an output row (NR pixels from ow0 = q NR) whose windows lie inside the
+// image's columns, [first, end): those may read channels-last input rows where they lie. A
+// tile reads zero-padded row columns [ow0 stride, (ow0 + NR - 1) stride + S); the others,
+// and a ragged last one (its kernels may run past the row), read the padded copies, which
+// then need only the columns those read: [0, copy_left) and [copy_right, row end).
+struct InteriorTiles {
+  int64_t first = 0, end = 0, copy_left = INT64_MAX, copy_right = INT64_MAX;
+};
+inline InteriorTiles band_interior_tiles(const ConvProblem& p, int64_t nr) {
+  const int64_t st = p.stride[2], S = p.filter[2], pad = p.pad[2], W = p.in[2];
+  auto inside = [&](int64_t q) { return q * nr * st >= pad && (q * nr + nr - 1) * st + S <= pad + W; };
+  InteriorTiles t;
+  const int64_t full = p.out[2] / nr;
+  while (t.first < full && !inside(t.first)) ++t.first;
+  t.end = t.first;
+  while (t.end < full && inside(t.end)) ++t.end;
+  if (t.first == t.end) return InteriorTiles{};
+  t.copy_left = t.first > 0 ? (t.first * nr - 1) * st + S : 0;
+  t.copy_right = t.end * nr * st;
+  return t;
+}
+
 // One thread's ring of input rows: slot ih mod `slots` holds row ih of some image (its tag), so
 // the rows one output row reads, (R - 1) * dilation + 1 apart at most, never share a slot.
 class BandRing {
  public:
-  BandRing(const ConvProblem& p, int64_t row_floats, int64_t slack_floats, float* memory)
+  // With `interior` (channels-last input, pixels packed: x_rows in rows_for), the copies hold
+  // only the columns the other tiles read.
+  BandRing(const ConvProblem& p, int64_t row_floats, int64_t slack_floats, float* memory, InteriorTiles interior = {})
       : p_(p),
+        interior_(interior),
         row_floats_(row_floats),
         slots_(slots(p)),
         memory_(memory),
@@ -133,30 +160,52 @@ class BandRing {
     return (slots(p) + 1) * row_floats + slack_floats;
   }
 
-  // The R rows output row (img, oh) reads, filling the slots of those not yet held.
-  void rows_for(const tile::ConvGeometry& geo, int64_t img, int64_t oh, const float** rows) {
+  // The R rows output row (img, oh) reads, filling the slots of those not yet held; with
+  // x_rows, also the rows in x itself, x_shift() floats on (row column c of an interior tile
+  // at x_rows[r] + c C - x_shift()).
+  void rows_for(const tile::ConvGeometry& geo, int64_t img, int64_t oh, const float** rows,
+                const float** x_rows = nullptr) {
     for (int64_t r = 0; r < p_.filter[1]; ++r) {
       const int64_t ih = oh * p_.stride[1] - p_.pad[1] + r * p_.dilation[1];
       if (ih < 0 || ih >= p_.in[1]) {
         rows[r] = zero_row_;
+        if (x_rows) x_rows[r] = zero_row_ + x_shift();
         continue;
       }
+      if (x_rows) x_rows[r] = geo.x + img * geo.xs[0] + ih * geo.xs[3];
       const int64_t slot = ih % slots_, tag = img * p_.in[1] + ih;
       float* row = memory_ + slot * row_floats_;
       if (tags_[std::size_t(slot)] != tag) {
-        fill_band_row(p_, geo, img, ih, row_floats_, row);
+        if (!x_rows) {
+          fill_band_row(p_, geo, img, ih, row_floats_, row);
+        } else {
+          fill_band_row(p_, geo, img, ih, row_floats_, row, 0, interior_.copy_left);
+          fill_band_row(p_, geo, img, ih, row_floats_, row, interior_.copy_right);
+        }
         tags_[std::size_t(slot)] = tag;
       }
       rows[r] = row;
     }
   }
+  int64_t x_shift() const { return p_.pad[2] * row_floats_ / band_row_pixels(p_); }
+  static int64_t band_row_pixels(const ConvProblem& p) { return (p.out[2] - 1) * p.stride[2] + p.filter[2]; }
 
  private:
   const ConvProblem& p_;
+  InteriorTiles interior_;
   int64_t row_floats_, slots_;
   float* memory_;
   float* zero_row_;
   std::vector<int64_t> tags_;  // per slot: img * H + ih of the row it holds, or -1
+};
+
+// The input rows one output row reads: zero-padded copies, and optionally (x_rows) the rows in
+// x itself for the interior tiles, row column c at x_rows[r] + c C - x_shift.
+struct BandRows {
+  const float* const* copies;
+  const float* const* x_rows = nullptr;
+  int64_t x_shift = 0;
+  InteriorTiles interior{};
 };
 
 // The tiles of one output row, all kg channels of its OW pixels: channel i of pixel ow at
@@ -164,21 +213,24 @@ class BandRing {
 // padding, columns up to OW rounded up to NR), so ragged tiles need no copy. after(ow0, live)
 // runs once each NR pixels' channels are done, while they are in L1.
 template <class Kernel, class After>
-void band_row_tiles(const ConvProblem& p, int64_t C, const float* const* rows, const float* filter_panels, float* c,
+void band_row_tiles(const ConvProblem& p, int64_t C, const BandRows& rows, const float* filter_panels, float* c,
                     int64_t ldc, bool whole_tiles, float alpha, float beta, float* edge, After&& after) {
   constexpr int MR = Kernel::mr, NR = Kernel::nr;
   const int64_t R = p.filter[1], S = p.filter[2], OW = p.out[2];
   const int64_t run = S * C, b_js = p.stride[2] * C;
   const int64_t kg = p.kg(), panels = (kg + MR - 1) / MR, depth = R * S * C;
   for (int64_t ow0 = 0; ow0 < OW; ow0 += NR) {
-    const int64_t live = std::min<int64_t>(NR, OW - ow0);
+    const int64_t live = std::min<int64_t>(NR, OW - ow0), q = ow0 / NR;
+    const bool in_x = rows.x_rows && q >= rows.interior.first && q < rows.interior.end;
+    const float* const* pieces = in_x ? rows.x_rows : rows.copies;
+    const int64_t shift = in_x ? rows.x_shift : 0;
     for (int64_t i = 0; i < panels; ++i) {
       const float* a = filter_panels + i * depth * MR;
       // Narrower columns only (MR rows): run_pieces reads A as K's own panels. Into whole
       // tiles a kernel may run past the last pixel where that is cheaper.
       auto tiles = [&](float* ct, int64_t ld) __attribute__((always_inline)) {
         tile::cover_narrowest<Kernel, true>(MR, live, [&]<class K>(int64_t j0) {
-          K::run_pieces(R, run, a, rows, (ow0 + j0) * b_js, b_js, ct + j0 * ld, ld, alpha, beta);
+          K::run_pieces(R, run, a, pieces, (ow0 + j0) * b_js - shift, b_js, ct + j0 * ld, ld, alpha, beta);
         });
       };
       float* ct = c + i * MR + ow0 * ldc;
@@ -343,17 +395,25 @@ void run_band(const ConvProblem& p, const tile::ConvGeometry& geo, const float* 
   const int64_t stage_ld = band_stage_ld<Kernel>(p), stage_floats = (OW + NR - 1) / NR * NR * stage_ld;
   const int64_t first = img < 0 ? 0 : img * OH, count = img < 0 ? p.n * OH : OH;
 
+  // Channels-last input with its pixels packed: the interior tiles read x's rows in place and
+  // the copies hold only the border columns (conv1's row copies were 3-5% of the layer).
+  const bool x_in_place = geo.xs[1] == 1 && geo.xs[4] == C;
+  const InteriorTiles interior = x_in_place ? band_interior_tiles(p, NR) : InteriorTiles{};
+
   parallel_for(count, p.threads, [&](int64_t lo, int64_t hi, int) {
     const int64_t ring_floats = BandRing::floats(p, row_floats, slack);
     float* memory = static_cast<float*>(
         tile::thread_pack_buffer(1).get(sizeof(float) * std::size_t(ring_floats + (staged ? stage_floats : 0))));
-    BandRing ring(p, row_floats, slack, memory);
+    BandRing ring(p, row_floats, slack, memory, interior);
     float* stage = memory + ring_floats;  // pixels-first output: one output row, channels contiguous
-    const float* rows[kMaxBandRows];
+    const float* copies[kMaxBandRows];
+    const float* x_rows[kMaxBandRows];
+    const bool any_in_x = interior.first < interior.end;
+    const BandRows rows{copies, any_in_x ? x_rows : nullptr, ring.x_shift(), interior};
     alignas(64) float edge[Kernel::mr * Kernel::nr];
     for (int64_t q = first + lo; q < first + hi; ++q) {
       const int64_t n = q / OH, oh = q % OH;
-      ring.rows_for(geo, n, oh, rows);
+      ring.rows_for(geo, n, oh, copies, rows.x_rows ? x_rows : nullptr);
       if (!staged) {
         band_row_tiles<Kernel>(p, C, rows, filter_panels, yg + q * OW * ldc, ldc, false, alpha, beta, edge,
                                [&](int64_t ow0, int64_t live) {
