@@ -402,13 +402,15 @@ struct MicroKernel {
   }
 
   // The tile over a depth read in `runs` pieces of `len` steps, B in place with each column
-  // anywhere: column j of piece r starts at cols[j] + r * piece_stride (element p at [p]).
+  // anywhere: column j of piece r starts at cols[j] + r * piece_stride (element p at [p]), and
+  // its A slices at a + r * a_stride (a_stride >= len * MR: pieces may skip part of A's depth,
+  // as a convolution's border pixels skip the filter taps over the padding).
   // What lets a convolution tile pixels of several output rows, whose input windows are not
   // evenly spaced (res5's 7-pixel rows: one 12-pixel tile spans two or three of them).
   // Accumulator sets as run_pieces (rotating within each piece).
   // With `fetch_ahead`, each step also prefetches A's slice that many steps on (A read from
   // memory: a filter panel's first tile).
-  static void run_columns(int64_t runs, int64_t len, const T* __restrict a, const T* const* cols,
+  static void run_columns(int64_t runs, int64_t len, const T* __restrict a, int64_t a_stride, const T* const* cols,
                           int64_t piece_stride, T* __restrict c, int64_t ldc, T alpha, T beta,
                           int64_t fetch_ahead = 0) {
     V acc[NR][NV];
@@ -418,7 +420,7 @@ struct MicroKernel {
       for (int64_t r = 0; r < runs; ++r) {
 #pragma GCC unroll 16
         for (int j = 0; j < NR; ++j) b[j] = cols[j] + r * piece_stride;
-        const T* ar = a + r * len * mr;
+        const T* ar = a + r * a_stride;
         if constexpr (Fetch) {
           SliceFetch ahead{ar + fetch_ahead * mr, mr};
           rotate_columns(len, ar, b, acc, more, ahead);
