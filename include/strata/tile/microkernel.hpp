@@ -340,9 +340,10 @@ struct MicroKernel {
   // for B's column offsets and reloaded them from the stack every step. B in place is
   // addressed as StridedColumns: with an offset register per column GCC still reloaded some
   // from the stack each step (1x1 convolutions 1.00-1.02x in-process with the bases).
-  [[gnu::noinline]] static void run_column(int64_t tiles, int64_t kc, const T* __restrict a, int64_t a_panel, const T* __restrict b,
-                         int64_t b_ps, int64_t b_js, T* __restrict c, int64_t ldc, T alpha, T beta,
-                         const T* fetch_after = nullptr, const T* fetch_b = nullptr) {
+  [[gnu::noinline]] static void run_column(int64_t tiles, int64_t kc, const T* __restrict a, int64_t a_panel,
+                                           const T* __restrict b, int64_t b_ps, int64_t b_js, T* __restrict c,
+                                           int64_t ldc, T alpha, T beta, const T* fetch_after = nullptr,
+                                           const T* fetch_b = nullptr) {
     auto each = [&]<int BPS, int BJS, bool FetchA, bool FetchB>() __attribute__((always_inline)) {
       PanelFetch panel{fetch_b, b_js, kc};  // over all the tiles, from where the last left off
       for (int64_t t = 0; t < tiles; ++t) {
@@ -580,7 +581,8 @@ void run_narrowest(int64_t mr, int64_t nr, int64_t kc, const T* at, int64_t a_ps
 // from those stores: the stall at its entry, once per tile, was 13% of the NHWC stem layer at
 // batch 8 (10.3 against 8.8 ms) when a second instantiation changed GCC's inlining.
 template <int MR, int NR, class T, class Run>
-[[gnu::always_inline]] inline void ragged_tile(int64_t rows, int64_t cols, T* c, int64_t ldc, T beta, T* edge, Run&& run) {
+[[gnu::always_inline]] inline void ragged_tile(int64_t rows, int64_t cols, T* c, int64_t ldc, T beta, T* edge,
+                                               Run&& run) {
   if (rows == MR && cols == NR) return run(c, ldc);
   if (beta != T(0))
     for (int64_t j = 0; j < cols; ++j)

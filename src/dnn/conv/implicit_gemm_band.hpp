@@ -187,8 +187,8 @@ class BandRing {
       rows[r] = row;
     }
   }
-  int64_t x_shift() const { return p_.pad[2] * row_floats_ / band_row_pixels(p_); }
-  static int64_t band_row_pixels(const ConvProblem& p) { return (p.out[2] - 1) * p.stride[2] + p.filter[2]; }
+  // Floats of the left padding in a copied row (pad columns of C channels).
+  int64_t x_shift() const { return p_.pad[2] * row_floats_ / ((p_.out[2] - 1) * p_.stride[2] + p_.filter[2]); }
 
  private:
   const ConvProblem& p_;
@@ -252,7 +252,8 @@ int64_t band_stage_ld(const ConvProblem& p) {
 }
 
 // The filter taps an output pixel's window sees inside the image: rows [r0, r1), columns
-// [s0, s1) (the others lie over the zero padding and would add only zeros). Undilated rows.
+// [s0, s1) (the others lie over the zero padding and would add only zeros). Rows may be
+// dilated, columns not (the band path's condition).
 struct TapRange {
   int64_t r0, r1, s0, s1;
   bool operator==(const TapRange&) const = default;
@@ -502,9 +503,10 @@ void run_band_padded(const ConvProblem& p, const tile::ConvGeometry& geo, const 
     };
     // Threads take ranges of tiles of about equal work (each walking every panel), or, where
     // that spreads the work less evenly, ranges of panels (each over every tile: few tiles,
-    // small images at batch 1, whose filter each thread would otherwise read whole). Either way every output is the
-    // same kernel call, so the bits do not depend on the split. In-process on 2 threads at batch
-    // 1: res5_3x3_s2 (5 tiles, 16 panels) 1.03-1.05x, res4_3x3_s2 (17 tiles, 8 panels) 0.98-1.01x.
+    // small images at batch 1, whose filter each thread would otherwise read whole). Either
+    // way every output is the same kernel call, so the bits do not depend on the split.
+    // In-process on 2 threads at batch 1, panels against tiles: res5_3x3_s2 (5 tiles, 16
+    // panels) 1.03-1.05x, res4_3x3_s2 (17 tiles, 8 panels) 0.98-1.01x.
     const int parts = std::max(1, p.threads);
     int64_t heaviest = 0;  // the most work one part of the tiles gets
     for (int q = 0; q < parts; ++q) {
