@@ -390,7 +390,7 @@ struct MicroKernel {
                                            const T* const* pieces, int64_t offset, int64_t b_js,
                                            T* __restrict c, int64_t ldc, T alpha, T beta) {
     V acc[NR][NV];
-    start(acc, c, ldc);
+    start(acc, c, ldc, false);
     // The accumulator sets rotate over the whole depth, not per piece: conv1's pieces are 21
     // steps, too short to pay for sets of their own, while its ragged 16x3 + 16x1 edge tiles
     // need them (a 16x1 tile on one set runs at a quarter of the FMA rate).
