@@ -274,8 +274,9 @@ TEST(ConvAlgorithms, ImplicitGemmReadsFewChannelInputRowsInPlace) {
 // channels not a multiple of the register tile, rows narrower than a tile (7 and 3 pixels),
 // filter-row runs that are no multiple of the accumulator sets (odd_runs), unpadded layers
 // read from x in place (tiles across images; with groups, copied),
-// stride 2 with row dilation and uneven padding, groups, a strided input view, batch 2; 1 and
-// 2 threads must give the same bits. Against the reference.
+// stride 2 with row dilation and uneven padding, padding wider than the filter (border tiles
+// skip the taps over it), groups, a strided input view, batch 2; 1 and 2 threads must give
+// the same bits. Against the reference.
 TEST(ConvAlgorithms, ImplicitGemmReadsWideChannelsLastRowsInPlace) {
   const std::vector<Spec> shapes{
       {"wide_s2", 2, 40, 45, 1, {17, 21}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
@@ -288,6 +289,9 @@ TEST(ConvAlgorithms, ImplicitGemmReadsWideChannelsLastRowsInPlace) {
       {"odd_runs", 2, 37, 20, 1, {7, 7}, {3, 3}, {0, 0}, {1, 1}, {1, 1}},  // 111 steps per filter row, 25 pixels
       {"3x3_unpadded", 3, 40, 24, 1, {9, 10}, {3, 3}, {0, 0}, {1, 1}, {1, 1}},
       {"3x3_unpadded_groups", 1, 80, 24, 2, {9, 10}, {3, 3}, {0, 0}, {1, 1}, {1, 1}},
+      // Padding wider than the filter: corner outputs see no tap inside the image (their
+      // tiles skip the whole depth and write alpha * 0 + beta * y).
+      {"pad_gt_kernel", 2, 32, 20, 1, {6, 7}, {3, 3}, {4, 4}, {2, 2}, {1, 1}},
   };
   for (const Spec& s : shapes)
     for (bool strided_x : {false, true}) {
