@@ -170,8 +170,9 @@ struct MicroKernelBf16Avx512 {
     if constexpr (APS != 0) a_ps = APS;
     if constexpr (BPS != 0) b_ps = BPS;
     V acc[NR][NV];
-    F32Tile::start(acc, c, ldc, false);
-    steps_fetching_c<NR>((kc + 1) / 2, c, ldc, mr, [&]() __attribute__((always_inline)) {
+    const int64_t slots = (kc + 1) / 2;
+    F32Tile::start(acc, c, ldc, !fetches_c_late<NR>(slots));  // short loops fetch C here
+    steps_fetching_c<NR>(slots, c, ldc, mr, [&]() __attribute__((always_inline)) {
       __m512bh av[NV];
 #pragma GCC unroll 2
       for (int v = 0; v < NV; ++v) av[v] = reinterpret_cast<__m512bh>(_mm512_loadu_ps(a + 16 * v));

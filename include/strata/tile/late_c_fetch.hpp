@@ -12,23 +12,24 @@
 
 STRATA_TILE_NS_BEGIN
 
+// Whether a loop of `steps` steps is long enough to fetch C in its last ones (shorter loops
+// should fetch it at their start, as MicroKernel::start does).
+template <int NR>
+constexpr bool fetches_c_late(int64_t steps) {
+  return steps >= 2 * NR;
+}
+
 // step() `steps` times; c: the tile's first column of C (NR columns ldc apart, `rows` values
-// each). Shorter loops fetch C at their start.
+// each), fetched during the last 2 NR steps when fetches_c_late(steps), else not at all.
 template <int NR, class T, class Step>
 [[gnu::always_inline]] inline void steps_fetching_c(int64_t steps, T* c, int64_t ldc, int rows, Step&& step) {
-  const int64_t lead = steps - 2 * NR;
-  if (lead < 0) {
-#pragma GCC unroll 16
-    for (int j = 0; j < NR; ++j) {
-      __builtin_prefetch(c + j * ldc, 1);
-      __builtin_prefetch(c + j * ldc + rows - 1, 1);
-    }
+  if (!fetches_c_late<NR>(steps)) {
 #pragma GCC unroll 2
     for (int64_t q = 0; q < steps; ++q) step();
     return;
   }
 #pragma GCC unroll 2
-  for (int64_t q = 0; q < lead; ++q) step();
+  for (int64_t q = 0; q < steps - 2 * NR; ++q) step();
 #pragma GCC unroll 1
   for (int j = 0; j < NR; ++j, c += ldc) {
     step();
