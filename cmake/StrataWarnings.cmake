@@ -32,6 +32,7 @@ set(STRATA_FLAGS_portable -fno-trapping-math -fno-math-errno -fvisibility=hidden
 set(STRATA_FLAGS_avx2 -mavx2 -mfma -mf16c ${STRATA_FLAGS_portable})
 set(STRATA_FLAGS_avx512 ${STRATA_FLAGS_avx2} -mavx512f -mavx512bw -mavx512vl -mavx512dq)
 set(STRATA_FLAGS_avx512bf16 ${STRATA_FLAGS_avx512} -mavx512bf16 -mavx512vnni)
+set(STRATA_FLAGS_amx ${STRATA_FLAGS_avx512bf16} -mamx-tile -mamx-bf16 -mamx-int8)
 set(STRATA_FLAGS_avxvnni ${STRATA_FLAGS_avx2} -mavxvnni)
 function(strata_isa_sources isa)
   # STRATA_KERNEL_ISA names the inline namespace of the tile templates (tile/isa_namespace.hpp).

@@ -1,6 +1,9 @@
 #include "strata/core/cpu.hpp"
 
+#include "strata/core/env.hpp"
+
 #include <sched.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -127,6 +130,20 @@ CpuFeatures detect() {
 const CpuFeatures& cpu_features() {
   static const CpuFeatures features = detect();
   return features;
+}
+
+bool amx_ready() {
+  static const bool ready = [] {
+    const CpuFeatures& f = cpu_features();
+    if (!f.amx_tile || env_int("STRATA_AMX", 1) == 0) return false;
+#if defined(__linux__) && (defined(__x86_64__) || defined(__i386__))
+    constexpr long arch_req_xcomp_perm = 0x1023, xfeature_xtiledata = 18;
+    return syscall(SYS_arch_prctl, arch_req_xcomp_perm, xfeature_xtiledata) == 0;
+#else
+    return false;
+#endif
+  }();
+  return ready;
 }
 
 std::string cpu_flag_list(const CpuFeatures& f) {

@@ -22,9 +22,16 @@
 using namespace strata;
 using namespace strata::blas;
 
-// Whether gemm_ex runs bf16 on the native dot-product kernel for this ISA path (the CPU has the
-// instruction, and it measured faster than widening: kernel_registry.cpp).
-bool native_bf16(Isa isa) { return isa == Isa::avx512 && cpu_features().avx512_bf16 && bf16_dot_speedup() >= 1.25; }
+// Whether gemm_ex runs bf16 on AMX's tiles for this ISA path (kernel_registry.cpp).
+bool amx_bf16(Isa isa) {
+  return isa == Isa::avx512 && cpu_features().amx_bf16 && cpu_features().avx512_bf16 && amx_ready();
+}
+
+// Whether gemm_ex runs bf16 on a native kernel for this ISA path: AMX, or the dot-product
+// instruction where it measured faster than widening (kernel_registry.cpp).
+bool native_bf16(Isa isa) {
+  return amx_bf16(isa) || (isa == Isa::avx512 && cpu_features().avx512_bf16 && bf16_dot_speedup() >= 1.25);
+}
 
 // Random narrow values in [-2, 2) and their exact widening to f32.
 template <class N>
@@ -81,7 +88,8 @@ TEST(GemmEx, Bf16EqualsF32OfWidenedInputs) { check_narrow<bf16>(DType::bf16); }
 
 // The native kernel against the exact sum of products (double): |C - exact| within the f32
 // accumulation bound (k + 2) u (|alpha| sum |a b| + |beta c|), u = 2^-24, over edge tiles, odd
-// depths, several k blocks and every transpose; 1 and 2 threads bitwise alike.
+// depths, several k blocks and every transpose; 1 and 2 threads bitwise alike. alpha 1 with
+// beta 0 or 1 too: the AMX kernel keeps C in its tiles then (else it combines through a buffer).
 TEST(GemmEx, Bf16NativeKernelIsAccurateAndDeterministic) {
   if (!isa_supported(Isa::avx512) || !native_bf16(Isa::avx512)) GTEST_SKIP() << "no AVX512_BF16 kernel here";
   for (Op ta : {Op::N, Op::T})
@@ -99,7 +107,7 @@ TEST(GemmEx, Bf16NativeKernelIsAccurateAndDeterministic) {
         auto b = [&](index_t l, index_t j) { return double(B[size_t(tb == Op::N ? l + j * ldb : j + l * ldb)].to_float()); };
         std::vector<float> C0(size_t(m * n));
         for (auto& x : C0) x = d(rng);
-        const float alpha = 0.75f, beta = -1.5f;
+        for (auto [alpha, beta] : {std::pair{0.75f, -1.5f}, std::pair{1.0f, 0.0f}, std::pair{1.0f, 1.0f}}) {
         std::vector<float> C[2] = {C0, C0};
         for (int threads : {1, 2}) {
           Handle h;
@@ -117,16 +125,20 @@ TEST(GemmEx, Bf16NativeKernelIsAccurateAndDeterministic) {
             const double want = alpha * exact + beta * c0;
             const double bound = double(k + 2) * 0x1p-24 * (std::abs(alpha) * size + std::abs(beta * c0)) + 1e-30;
             ASSERT_LE(std::abs(C[0][size_t(i + j * m)] - want), bound)
-                << m << "x" << n << "x" << k << " ta=" << char(ta) << " tb=" << char(tb) << " i=" << i << " j=" << j;
+                << m << "x" << n << "x" << k << " ta=" << char(ta) << " tb=" << char(tb) << " i=" << i << " j=" << j
+                << " alpha=" << alpha << " beta=" << beta;
           }
+        }
       }
 }
 
 // Full 32 x 12 tiles in one k block: each lane adds its products in depth order, one rounding
 // each, as the f32 kernel does (pairs packed with the earlier depth in the high half, which
 // the instruction adds first), so normal-range inputs give the widened route's bits.
+// (AMX adds each tile product's pairs in an order of its own: held to the bound above only.)
 TEST(GemmEx, Bf16NativeKernelFullTilesMatchTheWidenedRoute) {
   if (!isa_supported(Isa::avx512) || !native_bf16(Isa::avx512)) GTEST_SKIP() << "no AVX512_BF16 kernel here";
+  if (amx_bf16(Isa::avx512)) GTEST_SKIP() << "bf16 runs on AMX here";
   const index_t m = 64, n = 24, k = 200;
   std::mt19937 rng(3);
   std::vector<bf16> A(size_t(m * k)), B(size_t(k * n));

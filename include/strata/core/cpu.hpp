@@ -29,6 +29,13 @@ struct CpuFeatures {
 // Detected once per process; cheap to call.
 const CpuFeatures& cpu_features();
 
+// Whether AMX tile instructions may run in this process: the CPU has AMX-TILE and the OS
+// saves its state, and (Linux) the kernel granted this process the tile data state, which
+// it must be asked for once (arch_prctl ARCH_REQ_XCOMP_PERM) before the first tile
+// instruction: without it that instruction faults. Asked on the first call, for every
+// thread of the process; cheap afterwards. STRATA_AMX=0 answers false (for comparisons).
+bool amx_ready();
+
 // Space-separated list of the flags that are set (for `strata info` and tests).
 std::string cpu_flag_list(const CpuFeatures& f);
 

@@ -37,19 +37,23 @@ STRATA_TILE_NS_BEGIN
 
 #if defined(__AVX512BF16__)
 
-// A bf16 operand (rows x depth seen through `v`) packed into pair slots, as above.
-struct Bf16PairOperand {
+// A bf16 operand (rows x depth seen through `v`) packed into pair slots, as above. SlotGroup > 0:
+// each panel's slots rounded up to a multiple of it, the rest zero, and panels W x that many
+// slots apart (AMX reads 16 slots a tile: amx_bf16_gemm.hpp); 0: panels W x kc apart.
+template <int SlotGroup = 0>
+struct Bf16PairOperandOf {
   using value_type = float;                // the slots' carrier in the mainloop's buffers
   static constexpr bool has_view = false;  // always packed: the kernel reads slots only
   MatrixView<bf16> v;
 
-  Bf16PairOperand shifted(int64_t i0) const { return {v.block(i0, 0)}; }
+  Bf16PairOperandOf shifted(int64_t i0) const { return {v.block(i0, 0)}; }
 
   template <int W, class T>
   void pack(int64_t i0, int64_t len, int64_t p0, int64_t kc, T* __restrict dst) const {
     static_assert(std::is_same_v<T, float>, "pair slots travel in f32 buffers");
     const int64_t slots = (kc + 1) / 2;
-    for (int64_t r0 = 0; r0 < len; r0 += W, dst += W * kc) {
+    const int64_t stored = SlotGroup ? (slots + SlotGroup - 1) / SlotGroup * SlotGroup : slots;
+    for (int64_t r0 = 0; r0 < len; r0 += W, dst += W * (SlotGroup ? stored : kc)) {
       const int rows = int(std::min<int64_t>(W, len - r0));
       const MatrixView<bf16> at = v.block(i0 + r0, p0);
       uint32_t* __restrict d = reinterpret_cast<uint32_t*>(dst);
@@ -62,6 +66,7 @@ struct Bf16PairOperand {
           d[q * W + i] = uint32_t(at(i, 2 * q).bits) << 16 | (depth == 2 ? at(i, 2 * q + 1).bits : 0u);
         for (int i = rows; i < W; ++i) d[q * W + i] = 0;
       }
+      std::memset(d + slots * W, 0, sizeof(uint32_t) * std::size_t((stored - slots) * W));
     }
   }
 
@@ -131,6 +136,7 @@ struct Bf16PairOperand {
     return pairs;
   }
 };
+using Bf16PairOperand = Bf16PairOperandOf<0>;
 
 // (16 NV) x NR tiles of f32 accumulators (NV x NR zmm), A's pair slots loaded, B's broadcast.
 // Starting and storing the tile are the f32 kernel's own (alpha/beta handled alike). The full
@@ -144,6 +150,7 @@ template <int NV, int NR, bool Full = true>
 struct MicroKernelBf16Avx512 {
   using T = float;
   static constexpr int mr = 16 * NV, nr = NR;
+  static constexpr const char* description = "bf16 pairs, f32 accumulators";
   using HalfRows = MicroKernelBf16Avx512<(NV > 1 ? NV / 2 : 1), NR, false>;
   using NarrowCols = MicroKernelBf16Avx512<NV, narrower_width(NR), false>;
 

@@ -14,7 +14,11 @@ using KernelF64 = MicroKernel<VecAvx512F64, 2, 12>;  // 16x12
 #if defined(__AVX512VNNI__)
 using KernelI8 = MicroKernelI8Avx512;     // 32x12 int16 pairs (vpmaddwd): s8 A
 using KernelU7 = MicroKernelU8Vnni512;    // 32x12 byte quads (vpdpbusd): every u8 A
+#if defined(__AMX_TILE__)
+inline constexpr const char* kernel_isa_name = "avx512-amx";  // kernels_amx.cpp: tile kernels of its own
+#else
 inline constexpr const char* kernel_isa_name = "avx512-vnni";
+#endif
 #else
 using KernelI8 = MicroKernelI8Avx2;       // not registered: AVX-512 without VNNI runs avx2's
 using KernelU7 = MicroKernelU7Avx2;

@@ -55,10 +55,12 @@ struct Mainloop {
     T* bp = nullptr;
     T* ap = nullptr;
     if (policy.pack_b && !b_prepacked)
-      bp = static_cast<T*>(thread_pack_buffer(1).get(sizeof(T) * std::size_t(bs.kc * round_up(std::min(bs.nc, n), NR))));
+      bp = static_cast<T*>(
+          thread_pack_buffer(1).get(sizeof(T) * std::size_t(panel_depth(bs.kc) * round_up(std::min(bs.nc, n), NR))));
     if (!a_prepacked)
-      ap = static_cast<T*>(
-          thread_pack_buffer(0).get(sizeof(T) * std::size_t(std::min(bs.kc, k) * round_up(std::min(bs.mc, m), MR))));
+      ap = static_cast<T*>(thread_pack_buffer(0).get(
+          sizeof(T) * std::size_t(panel_depth(std::min(bs.kc, k)) * round_up(std::min(bs.mc, m), MR))));
+    [[maybe_unused]] auto kernel_state = thread_state();
     alignas(64) T edge[MR * NR];
     // A B read in place that fits in L1 is not fetched ahead: it is there after the first
     // panel, and the fetch loop was a third of the mainloop's own time at 32^3.
@@ -124,7 +126,7 @@ struct Mainloop {
           // edges that narrower kernels cover exactly), or a packed edge.
           auto b_panel = [&](int64_t jr, int64_t nr) -> BPanel {
             if constexpr (b_prepacked) return {b.panel(jc + jr, pc), NR, 1};
-            BPanel bt{bp + jr * kc, NR, 1};
+            BPanel bt{bp + jr * panel_depth(kc), NR, 1};
             if constexpr (b_in_place_ok) {  // policy.pack_b is forced for every other operand
               if (!policy.pack_b && (nr == NR || covers_exactly<Kernel>(MR, nr))) {
                 // b.v is panel-major: (j, p) at data + j * rs + p * cs.
@@ -189,7 +191,7 @@ struct Mainloop {
                   a0 = a.panel(ic, pc), a_panel = a.panel(ic + MR, pc) - a0;
                   if (jr == 0) fetch = ic + mc < m ? a.panel(ic + mc, pc) : a0 + (full - 1) * a_panel;
                 } else {
-                  a0 = ap, a_panel = MR * kc;
+                  a0 = ap, a_panel = MR * panel_depth(kc);
                 }
                 // The next B panel read in place is fetched a line per k step: in-process, NHWC
                 // 1x1 layers on 56x56 images 1.02-1.04x at batch 1, 1.07-1.12x at batch 8, sgemm
@@ -214,7 +216,7 @@ struct Mainloop {
               // A operand: packed panel, or in place (full-height tiles), or a packed edge.
               const T* at;
               if constexpr (a_prepacked) at = a.panel(ic + ir, pc);
-              else at = ap + ir * kc;
+              else at = ap + ir * panel_depth(kc);
               int64_t a_ps = a_rows;
               if constexpr (a_in_place_ok) {  // policy.pack_a is forced for every other operand
                 if (direct_a && (mr == MR || ragged_in_place)) {
@@ -249,6 +251,21 @@ struct Mainloop {
   }
 
   static int64_t round_up(int64_t x, int64_t u) { return (x + u - 1) / u * u; }
+
+  // The elements of T one row of a packed panel of depth kc takes: kc, or the kernel's own
+  // count where its panels hold more or fewer (AMX's pair slots, rounded up to whole tiles).
+  static int64_t panel_depth(int64_t kc) {
+    if constexpr (requires { Kernel::packed_depth(kc); }) return Kernel::packed_depth(kc);
+    else return kc;
+  }
+
+  // Per-thread state a kernel keeps for a whole rectangle (AMX's tile configuration, loaded
+  // once rather than per tile), held by the caller for the run; nothing for other kernels.
+  struct NoState {};
+  static auto thread_state() {
+    if constexpr (requires { typename Kernel::ThreadState; }) return typename Kernel::ThreadState{};
+    else return NoState{};
+  }
 
   // A column panel of op(B) as the kernel reads it: element (p, j) at data[p * ps + j * js].
   // next: the next panel, where it is read in place alongside and worth fetching ahead.
@@ -309,13 +326,13 @@ struct Mainloop {
     alignas(64) T tile[MR * NR];
     for (int64_t ir = need_lo / MR * MR; ir < need_hi; ir += MR) {
       const int64_t mr = std::min<int64_t>(MR, mc - ir);
-      const T* at = ap + ir * kc;
+      const T* at = ap + ir * panel_depth(kc);
       T* ct = c + ir;
       if (ir >= in_lo && ir + mr <= in_hi) {
         if constexpr (requires { Kernel::run_column; }) {
           const int64_t full = (std::min(in_hi, mc) - ir) / MR;  // full tiles inside from here on
           if (nr == NR && full > 1) {
-            Kernel::run_column(full, kc, at, MR * kc, bt, b_ps, b_js, ct, ldc, alpha, beta, nullptr);
+            Kernel::run_column(full, kc, at, MR * panel_depth(kc), bt, b_ps, b_js, ct, ldc, alpha, beta, nullptr);
             ir += (full - 1) * MR;
             continue;
           }

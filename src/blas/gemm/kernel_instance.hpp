@@ -259,4 +259,40 @@ struct Int8KernelInstance {
   }
 };
 
+// bf16 x bf16 -> f32 on a kernel of pair slots (tile/bf16_gemm.hpp, tile/amx_bf16_gemm.hpp),
+// op(A) packed by AOperand and op(B) by BOperand. Blocks are derived for two bytes per
+// element; kc stays a multiple of KcUnit (even: no pair straddles two k blocks; AMX: whole
+// 32-deep tiles, zero padding only in the last block).
+template <class Kernel, class AOperand, class BOperand, int KcUnit>
+struct Bf16KernelInstance {
+  static const tile::BlockSizes& blocks() {
+    static const tile::BlockSizes bs = [] {
+      const CpuFeatures& f = cpu_features();
+      tile::BlockSizes b = tile::derive_block_sizes(Kernel::mr, Kernel::nr, 2, f.l1d_bytes, f.l2_bytes, f.l3_bytes);
+      return with_tuning_overrides(b, Kernel::mr, Kernel::nr, KcUnit);
+    }();
+    return bs;
+  }
+
+  // Requires a_type == b_type == bf16 and m, n, k > 0 (gemm_ex checks and returns early).
+  static void run(const GemmCall<float>& c) {
+    const AOperand a{{static_cast<const bf16*>(c.a), c.a_rs, c.a_cs}};
+    const BOperand b{tile::MatrixView<bf16>{static_cast<const bf16*>(c.b), c.b_rs, c.b_cs}.transposed()};
+    tile::gemm_operands<Kernel>(c.m, c.n, c.k, c.alpha, a, b, c.beta, c.c, c.ldc, c.threads, blocks(),
+                                tile::NoEpilogue{}, tile::PackPolicy{});
+  }
+
+  static GemmKernel<float> entry() {
+    GemmKernel<float> k;
+    k.run = &run;
+    k.info = [] {
+      static const std::string name = std::string(tile::kernel_isa_name) + " bf16 " + std::to_string(Kernel::mr) +
+                                      "x" + std::to_string(Kernel::nr) + " (" + Kernel::description + ")";
+      const tile::BlockSizes& bs = blocks();
+      return GemmKernelInfo{name.c_str(), Kernel::mr, Kernel::nr, bs.mc, bs.kc, bs.nc};
+    };
+    return k;
+  }
+};
+
 }  // namespace strata::blas::detail

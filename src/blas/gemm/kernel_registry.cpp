@@ -24,12 +24,15 @@ const IsaTable<GemmKernel<int32_t>>& gemm_kernels_i8() {
   return t;
 }
 
-// Only where the dot-product instruction clearly outruns the f32 FMAs of the widened route: an
-// Emerald Rapids VM measured 0.50x (the native kernel ran at 0.4-0.7x of widening there; now
-// widened, bf16 runs at the f32 rate), Zen 5 2.00x (2026-12-04).
+// AMX's tiles where the process may use them; else AVX512_BF16's dot product only where it
+// clearly outruns the f32 FMAs of the widened route: an Emerald Rapids VM measured 0.50x (the
+// native kernel ran at 0.4-0.7x of widening there), Zen 5 2.00x (2026-12-04).
 const IsaTable<GemmKernel<float>>& gemm_kernels_bf16() {
-  static const IsaTable<GemmKernel<float>> t{
-      {}, {}, cpu_features().avx512_bf16 && bf16_dot_speedup() >= 1.25 ? gemm_bf16_avx512() : GemmKernel<float>{}};
+  static const IsaTable<GemmKernel<float>> t{{}, {}, [] {
+    if (cpu_features().amx_bf16 && cpu_features().avx512_bf16 && amx_ready()) return gemm_bf16_amx();
+    if (cpu_features().avx512_bf16 && bf16_dot_speedup() >= 1.25) return gemm_bf16_avx512();
+    return GemmKernel<float>{};
+  }()};
   return t;
 }
 
