@@ -232,21 +232,25 @@ void check_integer(DType a_type, A lo, A hi) {
             std::vector<int32_t> C(size_t(m * n));
             for (auto& v : C) v = int32_t(rng() % 2001) - 1000;
             const std::vector<int32_t> C0 = C;
-            const int32_t alpha = 3, beta = -2;
-            Handle h;
-            h.set_isa(isa);
-            h.set_num_threads(threads);
-            gemm_ex(h, ta, tb, m, n, k, alpha, Av.data(), a_type, lda, Bv.data(), DType::i8, ldb, beta, C.data(), m);
-            for (index_t j = 0; j < n; ++j)
-              for (index_t i = 0; i < m; ++i) {
-                int64_t acc = 0;
-                for (index_t l = 0; l < k; ++l)
-                  acc += int64_t(ta == Op::N ? Av[size_t(i + l * lda)] : Av[size_t(l + i * lda)]) *
-                         int64_t(tb == Op::N ? Bv[size_t(l + j * ldb)] : Bv[size_t(j + l * ldb)]);
-                const int64_t want = alpha * acc + beta * int64_t(C0[size_t(i + j * m)]);
-                ASSERT_EQ(C[size_t(i + j * m)], int32_t(uint32_t(uint64_t(want))))
-                    << dtype_name(a_type) << " isa=" << isa_name(isa) << " i=" << i << " j=" << j << " k=" << k;
-              }
+            // alpha 1 with beta 0 or 1 too: the AMX kernel keeps C in its tiles then.
+            for (auto [alpha, beta] : {std::pair{3, -2}, std::pair{1, 0}, std::pair{1, 1}}) {
+              C = C0;
+              Handle h;
+              h.set_isa(isa);
+              h.set_num_threads(threads);
+              gemm_ex(h, ta, tb, m, n, k, alpha, Av.data(), a_type, lda, Bv.data(), DType::i8, ldb, beta, C.data(), m);
+              for (index_t j = 0; j < n; ++j)
+                for (index_t i = 0; i < m; ++i) {
+                  int64_t acc = 0;
+                  for (index_t l = 0; l < k; ++l)
+                    acc += int64_t(ta == Op::N ? Av[size_t(i + l * lda)] : Av[size_t(l + i * lda)]) *
+                           int64_t(tb == Op::N ? Bv[size_t(l + j * ldb)] : Bv[size_t(j + l * ldb)]);
+                  const int64_t want = alpha * acc + beta * int64_t(C0[size_t(i + j * m)]);
+                  ASSERT_EQ(C[size_t(i + j * m)], int32_t(uint32_t(uint64_t(want))))
+                      << dtype_name(a_type) << " isa=" << isa_name(isa) << " i=" << i << " j=" << j << " k=" << k
+                      << " alpha=" << alpha << " beta=" << beta;
+                }
+            }
           }
   }
 }
@@ -274,6 +278,50 @@ TEST(GemmEx, SevenBitScanSeesAnyHighByte) {
       for (index_t i = 0; i < m; ++i)
         ASSERT_EQ(C[size_t(i)], i == row ? (8 + 2 * 255) * 127 : 10 * 127) << "row " << row << " i " << i;
     }
+}
+
+// Integer operands inside larger matrices (leading dimensions past their rows), the gaps
+// holding 100: a packer stepping between columns by the row count, or reading depth or
+// columns past the operand (the AMX packers' masked loads), puts them into C. Every ISA path,
+// op pair, both A types; depths not a multiple of 4 or 64, column counts not a multiple of 8.
+TEST(GemmEx, IntegerKernelsReadOnlyTheOperandInsideLargerMatrices) {
+  for (Isa isa : {Isa::generic, Isa::avx2, Isa::avx512}) {
+    if (!isa_supported(isa)) continue;
+    for (DType a_type : {DType::u8, DType::i8})
+      for (Op ta : {Op::N, Op::T})
+        for (Op tb : {Op::N, Op::T})
+          for (auto [m, n, k] : {std::tuple{37, 23, 71}, std::tuple{5, 14, 34}, std::tuple{70, 9, 130}}) {
+            const index_t a_rows = ta == Op::N ? m : k, a_cols = ta == Op::N ? k : m;
+            const index_t b_rows = tb == Op::N ? k : n, b_cols = tb == Op::N ? n : k;
+            const index_t lda = a_rows + 7, ldb = b_rows + 5;
+            std::mt19937 rng(13);
+            std::vector<uint8_t> A(size_t(lda * a_cols + 64), 100);
+            std::vector<int8_t> B(size_t(ldb * b_cols + 64), 100);
+            for (index_t j = 0; j < a_cols; ++j)
+              for (index_t i = 0; i < a_rows; ++i)
+                A[size_t(i + j * lda)] = uint8_t(a_type == DType::u8 ? rng() % 256 : rng() % 256 - 128);
+            for (index_t j = 0; j < b_cols; ++j)
+              for (index_t i = 0; i < b_rows; ++i) B[size_t(i + j * ldb)] = int8_t(int(rng() % 256) - 128);
+            auto a = [&](index_t i, index_t l) {
+              const uint8_t x = A[size_t(ta == Op::N ? i + l * lda : l + i * lda)];
+              return a_type == DType::u8 ? int64_t(x) : int64_t(int8_t(x));
+            };
+            auto b = [&](index_t l, index_t j) { return int64_t(B[size_t(tb == Op::N ? l + j * ldb : j + l * ldb)]); };
+            std::vector<int32_t> C(size_t(m * n), 0);
+            Handle h;
+            h.set_isa(isa);
+            gemm_ex(h, ta, tb, m, n, k, int32_t(1), A.data(), a_type, lda, B.data(), DType::i8, ldb, int32_t(0),
+                    C.data(), m);
+            for (index_t j = 0; j < n; ++j)
+              for (index_t i = 0; i < m; ++i) {
+                int64_t want = 0;
+                for (index_t l = 0; l < k; ++l) want += a(i, l) * b(l, j);
+                ASSERT_EQ(C[size_t(i + j * m)], want) << dtype_name(a_type) << " isa=" << isa_name(isa) << " " << m
+                                                      << "x" << n << "x" << k << " ta=" << char(ta)
+                                                      << " tb=" << char(tb) << " i=" << i << " j=" << j;
+              }
+          }
+  }
 }
 
 TEST(GemmEx, IntegerBetaZeroDoesNotReadC) {

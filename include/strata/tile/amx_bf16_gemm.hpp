@@ -123,21 +123,15 @@ struct MicroKernelBf16Amx {
   // a: op(A)'s packed panel; b: op(B)'s. The strides the mainloop passes are its own panels'.
   static void run(int64_t kc, const float* a, int64_t, const float* b, int64_t, int64_t, float* c, int64_t ldc,
                   float alpha, float beta) {
-    const int64_t groups = amx_bf16_slots(kc) / 16;
-    amx_start_c(c, ldc, alpha, beta);
-    for (int64_t g = 0; g < groups; ++g) {
-      const float* bg = b + g * 32 * 16;  // 32 columns x 16 slots
-      const float* ag = a + g * 16 * 32;  // 16 slot rows x 32 rows
-      _tile_loadd(4, bg, 64);
-      _tile_loadd(5, bg + 16 * 16, 64);
-      _tile_loadd(6, ag, 128);
-      _tile_loadd(7, ag + 16, 128);
-      _tile_dpbf16ps(0, 4, 6);
-      _tile_dpbf16ps(1, 4, 7);
-      _tile_dpbf16ps(2, 5, 6);
-      _tile_dpbf16ps(3, 5, 7);
-    }
-    amx_finish_c(c, ldc, alpha, beta, [&](float acc, float old) { return alpha * acc + beta * old; });
+    amx_run_tile(
+        amx_bf16_slots(kc) / 16, a, b, c, ldc, alpha, beta,
+        [] {
+          _tile_dpbf16ps(0, 4, 6);
+          _tile_dpbf16ps(1, 4, 7);
+          _tile_dpbf16ps(2, 5, 6);
+          _tile_dpbf16ps(3, 5, 7);
+        },
+        [&](float acc, float old) { return alpha * acc + beta * old; });
   }
 };
 

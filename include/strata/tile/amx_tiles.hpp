@@ -12,6 +12,7 @@
 //
 // Requires a process that was granted the tile state (amx_ready() in core/cpu.hpp).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 
 #include "strata/tile/isa_namespace.hpp"
@@ -54,11 +55,29 @@ inline bool amx_c_direct(T alpha, T beta) {
   return alpha == T(1) && (beta == T(0) || beta == T(1));
 }
 
-// The four accumulators at the start of a 32 x 32 tile of C (f32 or s32, ldc in elements).
-template <class T>
-[[gnu::always_inline]] inline void amx_start_c(T* c, int64_t ldc, T alpha, T beta) {
-  if (amx_c_direct(alpha, beta) && beta == T(1)) {
-    const int64_t stride = ldc * int64_t(sizeof(T));
+// Fetches the C tile below this one (the mainloop's next call down a column panel: 32 columns
+// of two lines each) into L1 a few lines per depth group, so that its tile loads and stores do
+// not wait on L2 or memory. In-process, bf16 2048^3 1.07x, 1024^3 1.01x, 256^3 0.99x.
+struct AmxNextC {
+  const char* c;
+  int64_t ldc_bytes, per_group;
+  [[gnu::always_inline]] void fetch(int64_t g) const {
+    const int64_t end = std::min<int64_t>(64, (g + 1) * per_group);
+    for (int64_t l = g * per_group; l < end; ++l) _mm_prefetch(c + (l >> 1) * ldc_bytes + 64 * (l & 1), _MM_HINT_T0);
+  }
+};
+
+// One 32 x 32 tile of C (f32 or s32, ldc in elements): C = alpha * sum + beta * C (beta 0 never
+// reads C), the sum over `groups` depth groups of packed panels of 32-bit slots, 2 KB a group
+// each: a (op(A), AMX's second operand) 16 slot rows of 32 rows, b (op(B), the first) 32
+// columns of 16 slots. products() issues the four tile products (tiles 0-3 += 4/5 x 6/7);
+// combine(acc, c) gives one element of the buffered result (the integer one wraps around).
+template <class T, class Products, class Combine>
+[[gnu::always_inline]] inline void amx_run_tile(int64_t groups, const void* a, const void* b, T* c, int64_t ldc,
+                                                T alpha, T beta, Products&& products, Combine&& combine) {
+  const int64_t stride = ldc * int64_t(sizeof(T));
+  const bool direct = amx_c_direct(alpha, beta);
+  if (direct && beta == T(1)) {
     _tile_loadd(0, c, stride);
     _tile_loadd(1, c + 16, stride);
     _tile_loadd(2, c + 16 * ldc, stride);
@@ -69,14 +88,18 @@ template <class T>
     _tile_zero(2);
     _tile_zero(3);
   }
-}
-
-// C = alpha * accumulators + beta * C for the 32 x 32 tile (beta 0 never reads C). combine(acc,
-// c) gives one element's result for the buffered case (the integer one wraps around).
-template <class T, class Combine>
-[[gnu::always_inline]] inline void amx_finish_c(T* c, int64_t ldc, T alpha, T beta, Combine&& combine) {
-  if (amx_c_direct(alpha, beta)) {
-    const int64_t stride = ldc * int64_t(sizeof(T));
+  const AmxNextC next{reinterpret_cast<const char*>(c + 32), stride, (64 + groups - 1) / groups};
+  const char* ag = static_cast<const char*>(a);
+  const char* bg = static_cast<const char*>(b);
+  for (int64_t g = 0; g < groups; ++g, ag += 2048, bg += 2048) {
+    next.fetch(g);
+    _tile_loadd(4, bg, 64);
+    _tile_loadd(5, bg + 1024, 64);
+    _tile_loadd(6, ag, 128);
+    _tile_loadd(7, ag + 64, 128);
+    products();
+  }
+  if (direct) {
     _tile_stored(0, c, stride);
     _tile_stored(1, c + 16, stride);
     _tile_stored(2, c + 16 * ldc, stride);

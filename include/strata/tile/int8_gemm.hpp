@@ -41,7 +41,9 @@ STRATA_TILE_NS_BEGIN
 // An int8 operand (u8 or s8) packed into int32 slots of Depth consecutive depth values:
 // Depth 2 = int16 pairs (sign- or zero-extended), Depth 4 = the raw bytes. Rows x depth are
 // seen through `v`. Slot q of panel row i holds depth 2q, 2q+1 (or 4q..4q+3), zero-padded.
-template <class S, int Depth>
+// SlotGroup > 0: each panel's slots rounded up to a multiple of it, the rest zero, and panels W
+// x that many slots apart (AMX reads 16 slots a tile: amx_int8_gemm.hpp); 0: W x kc apart.
+template <class S, int Depth, int SlotGroup = 0>
 struct SlotOperand {
   static_assert(std::is_same_v<S, uint8_t> || std::is_same_v<S, int8_t>, "slot operands pack u8 or s8 data");
   static_assert(Depth == 2 || Depth == 4, "a slot holds two int16 or four bytes");
@@ -55,7 +57,8 @@ struct SlotOperand {
   void pack(int64_t i0, int64_t len, int64_t p0, int64_t kc, T* __restrict dst) const {
     static_assert(std::is_same_v<T, int32_t>, "slots are int32");
     const int64_t slots = (kc + Depth - 1) / Depth;
-    for (int64_t r0 = 0; r0 < len; r0 += W, dst += W * kc) {
+    const int64_t stored = SlotGroup ? (slots + SlotGroup - 1) / SlotGroup * SlotGroup : slots;
+    for (int64_t r0 = 0; r0 < len; r0 += W, dst += W * (SlotGroup ? stored : kc)) {
       const int rows = int(std::min<int64_t>(W, len - r0));
       int64_t q = 0;
 #if defined(__AVX2__)
@@ -69,6 +72,7 @@ struct SlotOperand {
           for (int i = 0; i < rows; ++i) d[i] = word(at, i, depth);
         for (int i = rows; i < W; ++i) d[i] = 0;
       }
+      std::memset(dst + slots * W, 0, sizeof(int32_t) * std::size_t((stored - slots) * W));
     }
   }
 

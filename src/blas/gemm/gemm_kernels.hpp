@@ -113,5 +113,6 @@ GemmKernel<int32_t> gemm_i8_avx2_vnni();    // call only on CPUs with AVX_VNNI
 GemmKernel<int32_t> gemm_i8_avx512_vnni();  // call only on CPUs with AVX512_VNNI
 GemmKernel<float> gemm_bf16_avx512();       // bf16 inputs only; call only on CPUs with AVX512_BF16
 GemmKernel<float> gemm_bf16_amx();          // bf16 inputs only; call only where amx_ready()
+GemmKernel<int32_t> gemm_i8_amx();          // call only where amx_ready() and the CPU has AMX-INT8
 
 }  // namespace strata::blas::detail

@@ -17,10 +17,15 @@ const IsaTable<GemmKernel<double>>& gemm_kernels_f64() {
 
 // The AVX-512 integer kernel needs VNNI (vpdpbusd); AVX-512 CPUs without it run the AVX2 one,
 // which itself takes AVX_VNNI's 256-bit vpdpbusd where the CPU has it (Alder Lake on, Zen 5).
+// AMX's tiles take the AVX-512 slot where the process may use them.
 const IsaTable<GemmKernel<int32_t>>& gemm_kernels_i8() {
   static const IsaTable<GemmKernel<int32_t>> t{gemm_i8_portable(),
-                                               cpu_features().avx_vnni ? gemm_i8_avx2_vnni() : gemm_i8_avx2(),
-                                               cpu_features().avx512_vnni ? gemm_i8_avx512_vnni() : GemmKernel<int32_t>{}};
+                                               cpu_features().avx_vnni ? gemm_i8_avx2_vnni() : gemm_i8_avx2(), [] {
+                                                 const CpuFeatures& f = cpu_features();
+                                                 if (f.amx_int8 && f.avx512_vnni && amx_ready()) return gemm_i8_amx();
+                                                 if (f.avx512_vnni) return gemm_i8_avx512_vnni();
+                                                 return GemmKernel<int32_t>{};
+                                               }()};
   return t;
 }
 

@@ -1,7 +1,9 @@
-// AMX tile kernels: bf16 x bf16 -> f32 on TDPBF16PS (tile/amx_bf16_gemm.hpp). Compiled with the
-// AVX-512 (BF16, VNNI) and AMX flags; registered only where amx_ready() (kernel_registry.cpp).
+// AMX tile kernels: bf16 x bf16 -> f32 on TDPBF16PS (tile/amx_bf16_gemm.hpp) and u8/s8 x s8 ->
+// s32 on TDPBSUD/TDPBSSD (tile/amx_int8_gemm.hpp). Compiled with the AVX-512 (BF16, VNNI) and
+// AMX flags; registered only where amx_ready() (kernel_registry.cpp).
 #include "kernel_instance.hpp"
 #include "strata/tile/amx_bf16_gemm.hpp"
+#include "strata/tile/amx_int8_gemm.hpp"
 
 namespace strata::blas::detail {
 
@@ -9,5 +11,51 @@ GemmKernel<float> gemm_bf16_amx() {
   return Bf16KernelInstance<tile::MicroKernelBf16Amx, tile::Bf16PairOperandOf<16>, tile::Bf16AmxColumnsOperand,
                             32>::entry();
 }
+
+namespace {
+
+// The integer GEMM on AMX: A's bytes in quads as the tiles' second operand (unsigned or signed
+// as A is u8 or s8: no shift or range check needed), B's as the first. Blocks are derived for
+// one byte per element, kc a multiple of 64 (whole tiles; zero padding only in the last block).
+struct Int8AmxInstance {
+  static const tile::BlockSizes& blocks() {
+    static const tile::BlockSizes bs = [] {
+      const CpuFeatures& f = cpu_features();
+      tile::BlockSizes b = tile::derive_block_sizes(32, 32, 1, f.l1d_bytes, f.l2_bytes, f.l3_bytes);
+      return with_tuning_overrides(b, 32, 32, 64);
+    }();
+    return bs;
+  }
+
+  template <class SA>
+  static void run_typed(const GemmCall<int32_t>& c) {
+    const tile::SlotOperand<SA, 4, 16> a{{static_cast<const SA*>(c.a), c.a_rs, c.a_cs}};
+    const tile::Int8AmxColumnsOperand b{
+        tile::MatrixView<int8_t>{static_cast<const int8_t*>(c.b), c.b_rs, c.b_cs}.transposed()};
+    tile::gemm_operands<tile::MicroKernelI8Amx<SA>>(c.m, c.n, c.k, c.alpha, a, b, c.beta, c.c, c.ldc, c.threads,
+                                                    blocks(), tile::NoEpilogue{}, tile::PackPolicy{});
+  }
+
+  // Requires m, n, k > 0 (gemm_ex handles the quick returns).
+  static void run(const GemmCall<int32_t>& c) {
+    if (c.a_type == DType::u8) run_typed<uint8_t>(c);
+    else run_typed<int8_t>(c);
+  }
+
+  static GemmKernel<int32_t> entry() {
+    GemmKernel<int32_t> k;
+    k.run = &run;
+    k.info = [] {
+      const tile::BlockSizes& bs = blocks();
+      return GemmKernelInfo{"avx512-amx i8 32x32 (AMX tiles of byte quads, int32 accumulators)", 32, 32, bs.mc, bs.kc,
+                            bs.nc};
+    };
+    return k;
+  }
+};
+
+}  // namespace
+
+GemmKernel<int32_t> gemm_i8_amx() { return Int8AmxInstance::entry(); }
 
 }  // namespace strata::blas::detail

@@ -1,0 +1,143 @@
+// u8/s8 x s8 -> s32 on AMX (TDPBSUD for u8 A, TDPBSSD for s8 A): one instruction multiplies a
+// 16 x 64 tile of bytes by a 64 x 16 one into 16 x 16 int32 accumulators, exactly (wrapping
+// around on int32 overflow as every integer path here does).
+//
+// The same 32 x 32 micro-tile and tile roles as the bf16 kernel (amx_bf16_gemm.hpp,
+// amx_tiles.hpp), with byte quads (four consecutive depth values in 32 bits, the earliest in
+// the lowest byte, as int8_gemm.hpp's quads) in place of bf16 pairs:
+//
+//   op(A) panel of 32 rows (SlotOperand<S, 4, 16>): slot[q * 32 + i], AMX's second operand
+//       (unsigned bytes for u8 A, signed for s8 A)
+//   op(B) panel of 32 columns (Int8AmxColumnsOperand): per group of 16 quads (64 depth values),
+//       each column's 16 quads as one 64-byte row: AMX's first operand, signed bytes
+//
+// Both panels are zero-filled to whole groups of 64 depth values.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "strata/tile/amx_tiles.hpp"
+#include "strata/tile/int8_gemm.hpp"
+#include "strata/tile/isa_namespace.hpp"
+#include "strata/tile/matrix.hpp"
+#include "strata/tile/transpose.hpp"
+
+STRATA_TILE_NS_BEGIN
+
+#if defined(__AMX_INT8__) && defined(__AVX512BW__)
+
+// Quad slots in one packed panel row of depth kc: whole groups of 16.
+constexpr int64_t amx_quad_slots(int64_t kc) { return ((kc + 3) / 4 + 15) / 16 * 16; }
+
+// op(B)'s s8 columns (seen through `v`: v(j, p) = op(B)(p, j)) packed as AMX's first operand:
+// per panel of W columns and group g, row j holds depth 64 g .. 64 g + 63 of column j.
+struct Int8AmxColumnsOperand {
+  using value_type = int32_t;
+  static constexpr bool has_view = false;
+  MatrixView<int8_t> v;
+
+  Int8AmxColumnsOperand shifted(int64_t j0) const { return {v.block(j0, 0)}; }
+
+  template <int W, class T>
+  void pack(int64_t j0, int64_t len, int64_t p0, int64_t kc, T* __restrict dst) const {
+    static_assert(std::is_same_v<T, int32_t>, "quad slots are int32");
+    static_assert(W % 8 == 0, "columns are packed 8 at a time");
+    const int64_t groups = amx_quad_slots(kc) / 16;
+    for (int64_t r0 = 0; r0 < len; r0 += W, dst += W * groups * 16) {
+      const int cols = int(std::min<int64_t>(W, len - r0));
+      const MatrixView<int8_t> at = v.block(j0 + r0, p0);
+      for (int64_t g = 0; g < groups; ++g) {
+        int8_t* rows = reinterpret_cast<int8_t*>(dst + g * W * 16);
+        const int depth = int(std::min<int64_t>(64, kc - 64 * g));  // values of this group present
+        if (at.cs == 1) depth_adjacent<W>(at, cols, g, depth, rows);
+        else if (at.rs == 1) columns_adjacent<W>(at, cols, g, depth, rows);
+        else any_strides<W>(at, cols, g, depth, rows);
+      }
+    }
+  }
+
+ private:
+  // A column's depth values adjacent (op(B) = B not transposed): one masked 64-byte copy.
+  template <int W>
+  static void depth_adjacent(const MatrixView<int8_t>& at, int cols, int64_t g, int depth, int8_t* rows) {
+    const __mmask64 present = depth == 64 ? ~__mmask64(0) : (__mmask64(1) << depth) - 1;
+    for (int j = 0; j < W; ++j) {
+      __m512i x = _mm512_setzero_si512();
+      if (j < cols) x = _mm512_maskz_loadu_epi8(present, &at(j, 64 * g));
+      _mm512_storeu_si512(rows + 64 * j, x);
+    }
+  }
+
+  // Columns adjacent at each depth (op(B) = B transposed): 8 columns x 8 quads at a time, four
+  // depth rows interleaved bytewise into quads, then transposed so that each column's quads lie
+  // along its row.
+  template <int W>
+  static void columns_adjacent(const MatrixView<int8_t>& at, int cols, int64_t g, int depth, int8_t* rows) {
+    for (int j0 = 0; j0 < W; j0 += 8) {
+      const int n = std::clamp(cols - j0, 0, 8);
+      const __mmask16 present = __mmask16((1u << n) - 1);
+      for (int half = 0; half < 2; ++half) {
+        Floats8 r[8];
+        for (int s = 0; s < 8; ++s) {
+          const int p = 4 * (8 * half + s);  // depth within the group
+          __m128i x[4];
+          for (int d = 0; d < 4; ++d)
+            x[d] = p + d < depth ? _mm_maskz_loadu_epi8(present, &at(j0, 64 * g + p + d)) : _mm_setzero_si128();
+          const __m128i x01 = _mm_unpacklo_epi8(x[0], x[1]), x23 = _mm_unpacklo_epi8(x[2], x[3]);
+          r[s] = reinterpret_cast<Floats8>(_mm256_set_m128i(_mm_unpackhi_epi16(x01, x23), _mm_unpacklo_epi16(x01, x23)));
+        }
+        transpose_8x8(r, [&](int j, Floats8 col) { std::memcpy(rows + 64 * (j0 + j) + 32 * half, &col, 32); });
+      }
+    }
+  }
+
+  template <int W>
+  static void any_strides(const MatrixView<int8_t>& at, int cols, int64_t g, int depth, int8_t* rows) {
+    for (int j = 0; j < W; ++j)
+      for (int p = 0; p < 64; ++p) rows[64 * j + p] = j < cols && p < depth ? at(j, 64 * g + p) : int8_t(0);
+  }
+};
+
+// The 32 x 32 tile; SA the type of A's bytes (u8: TDPBSUD, s8: TDPBSSD). Edges go through the
+// mainloop's copied tile, as in the bf16 kernel.
+template <class SA>
+struct MicroKernelI8Amx {
+  static_assert(std::is_same_v<SA, uint8_t> || std::is_same_v<SA, int8_t>, "A is u8 or s8");
+  using T = int32_t;
+  static constexpr int mr = 32, nr = 32;
+  using ThreadState = AmxTiles;
+  static constexpr int64_t packed_depth(int64_t kc) { return amx_quad_slots(kc); }
+
+  static void run(int64_t kc, const int32_t* a, int64_t, const int32_t* b, int64_t, int64_t, int32_t* c, int64_t ldc,
+                  int32_t alpha, int32_t beta) {
+    auto combine = [&](int32_t acc, int32_t old) {
+      return int32_t(uint32_t(alpha) * uint32_t(acc) + uint32_t(beta) * uint32_t(old));
+    };
+    if constexpr (std::is_same_v<SA, uint8_t>)
+      amx_run_tile(
+          amx_quad_slots(kc) / 16, a, b, c, ldc, alpha, beta,
+          [] {
+            _tile_dpbsud(0, 4, 6);
+            _tile_dpbsud(1, 4, 7);
+            _tile_dpbsud(2, 5, 6);
+            _tile_dpbsud(3, 5, 7);
+          },
+          combine);
+    else
+      amx_run_tile(
+          amx_quad_slots(kc) / 16, a, b, c, ldc, alpha, beta,
+          [] {
+            _tile_dpbssd(0, 4, 6);
+            _tile_dpbssd(1, 4, 7);
+            _tile_dpbssd(2, 5, 6);
+            _tile_dpbssd(3, 5, 7);
+          },
+          combine);
+  }
+};
+
+#endif
+
+STRATA_TILE_NS_END
