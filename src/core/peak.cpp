@@ -100,6 +100,16 @@ PeakEstimate measure(Isa isa) {
     p.peak_gflops_bf16 = p.peak_gflops_f32 * std::max(0.5, std::round(bf16_dot_speedup() * 2) / 2);
   if ((isa == Isa::avx512 && f.avx512_vnni) || (isa >= Isa::avx2 && f.avx_vnni))
     p.peak_gops_int8 = 4 * p.peak_gflops_f32;
+  if (isa == Isa::avx512 && f.amx_bf16 && f.amx_int8 && amx_ready()) {
+    // The theoretical rate at the measured clock; the loops' own rate is reported beside it
+    // (a VM sharing a core's tile unit with another reads below it).
+    p.amx = true;
+    p.peak_gflops_bf16 = 1024 * p.clock_ghz;
+    p.peak_gops_int8 = 2048 * p.clock_ghz;
+    const int64_t iters = 4000;
+    p.measured_amx_gflops_bf16 = 4.0 * double(iters) * 16384 * 1e-9 / best_seconds(detail::amx_bf16_loop, iters);
+    p.measured_amx_gops_int8 = 4.0 * double(iters) * 32768 * 1e-9 / best_seconds(detail::amx_int8_loop, iters);
+  }
   return p;
 }
 

@@ -118,5 +118,27 @@ TEST(Peak, Bf16DotSpeedupIsMeasured) {
   EXPECT_GT(r, 0.2);
   EXPECT_LT(r, 3.0);
   const PeakEstimate& p = measure_peak(Isa::avx512);
+  if (p.amx) return;  // AMX's peak instead: below
   EXPECT_NEAR(p.peak_gflops_bf16, p.peak_gflops_f32 * std::max(0.5, std::round(r * 2) / 2), 1e-9);
+}
+
+// Where the process may use AMX, the bf16 and int8 peaks are the tile units' (1024 flops and
+// 2048 ops a cycle at the measured clock), and the tile-product loops really ran: their rates
+// are positive and not above the theory (a VM sharing the tile unit reads well below it).
+TEST(Peak, AmxPeaksFollowTheClock) {
+  if (!isa_supported(Isa::avx512)) GTEST_SKIP() << "no AVX-512 here";
+  const PeakEstimate& p = measure_peak(Isa::avx512);
+  const CpuFeatures& f = cpu_features();
+  const bool expect = f.amx_bf16 && f.amx_int8 && amx_ready();
+  EXPECT_EQ(p.amx, expect);
+  if (!p.amx) {
+    EXPECT_EQ(p.measured_amx_gflops_bf16, 0.0);
+    GTEST_SKIP() << "no AMX here";
+  }
+  EXPECT_NEAR(p.peak_gflops_bf16, 1024 * p.clock_ghz, 1e-9);
+  EXPECT_NEAR(p.peak_gops_int8, 2048 * p.clock_ghz, 1e-9);
+  EXPECT_GT(p.measured_amx_gflops_bf16, 0.05 * p.peak_gflops_bf16);
+  EXPECT_LT(p.measured_amx_gflops_bf16, 1.1 * p.peak_gflops_bf16);
+  EXPECT_GT(p.measured_amx_gops_int8, 0.05 * p.peak_gops_int8);
+  EXPECT_LT(p.measured_amx_gops_int8, 1.1 * p.peak_gops_int8);
 }

@@ -45,6 +45,8 @@ nlohmann::json collect() {
                 {"fma_ports", p.fma_ports}, {"fma_loop_gflops_f32_per_core", p.measured_fma_gflops_f32},
                 {"gflops_f32_per_core", p.peak_gflops_f32}, {"gflops_f64_per_core", p.peak_gflops_f64},
                 {"gflops_bf16_per_core", p.peak_gflops_bf16}, {"bf16_dot_speedup", bf16_dot_speedup()}, {"gops_int8_per_core", p.peak_gops_int8},
+                {"amx", p.amx}, {"amx_loop_gflops_bf16_per_core", p.measured_amx_gflops_bf16},
+                {"amx_loop_gops_int8_per_core", p.measured_amx_gops_int8},
                 {"gflops_f32_all_threads", p.peak_gflops_f32 * threads},
                 {"gflops_f64_all_threads", p.peak_gflops_f64 * threads}}},
       {"cuda", {{"built", rt::cuda_built()}, {"devices", cuda_count}, {"reason", cuda_reason}}},
@@ -81,10 +83,17 @@ void print_text(const nlohmann::json& j) {
               j["threads"].get<int>(), p["fma_loop_gflops_f32_per_core"].get<double>());
   std::printf("  f64  %7.1f GFLOPS/core  %7.1f with %d threads\n", p["gflops_f64_per_core"].get<double>(),
               p["gflops_f64_all_threads"].get<double>(), j["threads"].get<int>());
-  if (p["gflops_bf16_per_core"].get<double>() > 0)
+  const bool amx = p["amx"].get<bool>();
+  if (amx)
+    std::printf("  bf16 %7.1f GFLOPS/core   (AMX: 1024 flops/cycle; tile-product loop reached %.1f)\n",
+                p["gflops_bf16_per_core"].get<double>(), p["amx_loop_gflops_bf16_per_core"].get<double>());
+  else if (p["gflops_bf16_per_core"].get<double>() > 0)
     std::printf("  bf16 %7.1f GFLOPS/core   (dot-product instruction measured at %.2fx the f32 FMA's flops rate)\n",
                 p["gflops_bf16_per_core"].get<double>(), p["bf16_dot_speedup"].get<double>());
-  if (p["gops_int8_per_core"].get<double>() > 0)
+  if (amx)
+    std::printf("  int8 %7.1f GOPS/core     (AMX: 2048 ops/cycle; tile-product loop reached %.1f)\n",
+                p["gops_int8_per_core"].get<double>(), p["amx_loop_gops_int8_per_core"].get<double>());
+  else if (p["gops_int8_per_core"].get<double>() > 0)
     std::printf("  int8 %7.1f GOPS/core\n", p["gops_int8_per_core"].get<double>());
   std::printf("  measured: %s\n", p["method"].get<std::string>().c_str());
   std::printf("  clock readings: add chain %.2f GHz, multiply chain %.2f GHz (using the %s chain)\n\n",

@@ -23,8 +23,14 @@ struct PeakEstimate {
   double measured_fma_gflops_f32 = 0;  // what the FMA loop itself achieved
   double peak_gflops_f32 = 0;  // per core
   double peak_gflops_f64 = 0;  // per core
-  double peak_gflops_bf16 = 0; // per core: f32 peak x bf16_dot_speedup() in 0.5 steps (0 without the instruction)
-  double peak_gops_int8 = 0;   // per core (VNNI; 0 when absent)
+  // Per core. bf16: with AMX (where amx_ready()), 1024 flops a cycle (a 16 x 16 x 32 tile product
+  // each 16 cycles); else the f32 peak x bf16_dot_speedup() in 0.5 steps (0 without AVX512_BF16).
+  double peak_gflops_bf16 = 0;
+  // Per core: with AMX 2048 ops a cycle, else VNNI's 4 x the f32 rate (0 without either).
+  double peak_gops_int8 = 0;
+  bool amx = false;                  // the two above are AMX's
+  double measured_amx_gflops_bf16 = 0;  // what the tile-product loops achieved (0 without AMX)
+  double measured_amx_gops_int8 = 0;
 };
 
 // The bf16 dot-product instruction's (AVX512_BF16) flops rate over the f32 FMA's on this core,

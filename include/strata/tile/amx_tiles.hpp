@@ -40,7 +40,10 @@ class AmxTiles {
   AmxTiles() {
     AmxConfig cfg;
     for (int t = 0; t < 8; ++t) cfg.bytes_per_row[t] = 64, cfg.rows[t] = 16;
-    _tile_loadconfig(&cfg);
+    // Not _tile_loadconfig: GCC 12's names only 8 bytes of the operand as read, so the
+    // configuration's other stores could be dropped or sunk past it (a fault at the first tile
+    // load); the whole object as the asm's input keeps every byte.
+    __asm__ volatile("ldtilecfg %0" : : "m"(cfg));
   }
   ~AmxTiles() { _tile_release(); }
   AmxTiles(const AmxTiles&) = delete;

@@ -13,6 +13,10 @@ double fma_loop_avx2(int64_t iters);
 double fma_loop_avx512(int64_t iters);
 // `iters` x 24 independent bf16 dot-product instructions (AVX512_BF16 CPUs only).
 double bf16_dot_loop_avx512(int64_t iters);
+// `iters` x 4 independent AMX tile products, bf16 (16 384 flops each) or u8 x s8 (32 768 ops
+// each): only where amx_ready().
+double amx_bf16_loop(int64_t iters);
+double amx_int8_loop(int64_t iters);
 
 template <class V, class Fma, class Sum>
 double fma_loop(int64_t iters, V seed, Fma fma, Sum sum) {
