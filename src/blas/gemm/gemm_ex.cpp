@@ -56,7 +56,7 @@ void gemm_ex(const Handle& h, Order order, Op transa, Op transb, index_t m, inde
       if (verbose(1))
         verbose_write("blas", cat("gemm_ex bf16xbf16->f32 ", char(transa), char(transb), " m=", m, " n=", n, " k=", k,
                                   " kernel='", native.info().name,
-                                  "' (native dot-product kernel: subnormal bf16 inputs and f32 results flush to zero)"));
+                                  "' (native kernel: subnormal bf16 inputs and f32 results flush to zero)"));
       return native.run(call);
     }
   }

@@ -268,7 +268,9 @@ struct Bf16KernelInstance {
   static const tile::BlockSizes& blocks() {
     static const tile::BlockSizes bs = [] {
       const CpuFeatures& f = cpu_features();
-      tile::BlockSizes b = tile::derive_block_sizes(Kernel::mr, Kernel::nr, 2, f.l1d_bytes, f.l2_bytes, f.l3_bytes);
+      constexpr bool b_panel_only = requires { Kernel::packed_depth(1); };  // AMX's tiles
+      tile::BlockSizes b =
+          tile::derive_block_sizes(Kernel::mr, Kernel::nr, 2, f.l1d_bytes, f.l2_bytes, f.l3_bytes, b_panel_only);
       return with_tuning_overrides(b, Kernel::mr, Kernel::nr, KcUnit);
     }();
     return bs;

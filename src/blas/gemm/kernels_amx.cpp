@@ -21,7 +21,7 @@ struct Int8AmxInstance {
   static const tile::BlockSizes& blocks() {
     static const tile::BlockSizes bs = [] {
       const CpuFeatures& f = cpu_features();
-      tile::BlockSizes b = tile::derive_block_sizes(32, 32, 1, f.l1d_bytes, f.l2_bytes, f.l3_bytes);
+      tile::BlockSizes b = tile::derive_block_sizes(32, 32, 1, f.l1d_bytes, f.l2_bytes, f.l3_bytes, true);
       return with_tuning_overrides(b, 32, 32, 64);
     }();
     return bs;
