@@ -290,7 +290,9 @@ TEST(GemmEx, IntegerKernelsReadOnlyTheOperandInsideLargerMatrices) {
     for (DType a_type : {DType::u8, DType::i8})
       for (Op ta : {Op::N, Op::T})
         for (Op tb : {Op::N, Op::T})
-          for (auto [m, n, k] : {std::tuple{37, 23, 71}, std::tuple{5, 14, 34}, std::tuple{70, 9, 130}}) {
+          // (The last two are large enough for the AMX kernel where there is one.)
+          for (auto [m, n, k] : {std::tuple{37, 23, 71}, std::tuple{5, 14, 34}, std::tuple{70, 9, 130},
+                                 std::tuple{70, 45, 130}, std::tuple{33, 37, 201}}) {
             const index_t a_rows = ta == Op::N ? m : k, a_cols = ta == Op::N ? k : m;
             const index_t b_rows = tb == Op::N ? k : n, b_cols = tb == Op::N ? n : k;
             const index_t lda = a_rows + 7, ldb = b_rows + 5;
