@@ -1,15 +1,20 @@
 // Mixed-precision GEMM in the spirit of cublasGemmEx:
 //   C (f32) := alpha * op(A) op(B) + beta * C, with A and B both f32, bf16 or f16.
 // Narrow inputs are widened exactly to f32 as they are packed and multiplied on the f32
-// kernels with f32 accumulation, so results equal the f32 GEMM of the widened inputs.
+// kernels with f32 accumulation, so results equal the f32 GEMM of the widened inputs --
+// except bf16 on a native kernel: AMX tiles (TDPBF16PS) where the CPU and OS allow them, else
+// AVX512_BF16's vdpbf16ps where it outruns widening. Those treat subnormal bf16 inputs as zero,
+// flush subnormal results, and (AMX) add each tile product's pairs in their own order: results
+// within the f32 accumulation bound of the exact sum, bitwise alike for any thread count.
 //
 // Integer GEMM (the int8 row of cublasGemmEx): C (i32) := alpha * op(A) op(B) + beta * C with
 // A u8 or i8, B i8, int32 alpha/beta. Exact, with int32 wrap-around on overflow as on the
 // hardware. Without int8 dot-product instructions (VNNI) the inputs are widened to int16
 // pairs while packing and multiplied with pmaddwd into int32 (exact for any input); when A is
 // u8 with every value below 128 (7-bit quantisation), a byte-quad kernel (vpmaddubsw, which
-// cannot saturate on such inputs) does twice the work per instruction. STRATA_VERBOSE=1 says
-// which ran.
+// cannot saturate on such inputs) does twice the work per instruction. With VNNI any u8 A
+// takes the byte quads, and with AMX-INT8 the tile kernels take both u8 and s8 A (products of
+// 2^17 multiply-adds and more). STRATA_VERBOSE=1 says which ran; STRATA_AMX=0 declines AMX.
 #pragma once
 #include "strata/blas/handle.hpp"
 #include "strata/blas/types.hpp"
