@@ -75,6 +75,13 @@ bool wanted_peer(const std::vector<std::string>& wanted, const char* name) {
 std::vector<GemmPeer> load_gemm_peers(const std::vector<std::string>& wanted, std::vector<std::string>& missing) {
   unsetenv("OPENBLAS_CORETYPE");
   unsetenv("OPENBLAS_L2_SIZE");
+  // OpenBLAS 0.3.21 (Debian 12) falls back to its generic Prescott kernels on a CPU model newer
+  // than it knows (an Emerald Rapids VM: 15 GFLOPS sgemm at 1024^3, 10% of the peak). Where the
+  // CPU has AVX-512, its SkylakeX kernels are what it picks for every AVX-512 model it knows
+  // (Zen 5 included), so that is asked for by name.
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512dq"))
+    setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
   std::vector<GemmPeer> peers;
   if (wanted_peer(wanted, "openblas")) {
     GemmPeer p;

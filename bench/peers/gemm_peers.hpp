@@ -33,7 +33,9 @@ struct GemmPeer {
 
 // Loads the requested peers ("all" = every known one); absent ones are listed in `missing`
 // with the reason. Unsets OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE in this process first, so
-// OpenBLAS picks the kernels for this CPU rather than a forced older core type.
+// OpenBLAS picks the kernels for this CPU rather than a forced older core type (on AVX-512
+// CPUs it is then set to SkylakeX: an OpenBLAS that does not know the model falls back to
+// generic kernels).
 std::vector<GemmPeer> load_gemm_peers(const std::vector<std::string>& wanted, std::vector<std::string>& missing);
 
 }  // namespace strata::bench

@@ -21,6 +21,7 @@
 #include "bench_level2.hpp"
 #include "bench_pool.hpp"
 #include "peers/gemm_peers.hpp"
+#include "peers/matmul_onednn.hpp"
 #include "peers/timing.hpp"
 #include "strata/blas/gemm_ex.hpp"
 #include "strata/blas/level3.hpp"
@@ -138,11 +139,25 @@ struct Lib {
 void time_and_report(const GemmProblem& p, const char* dt, int threads, int reps, double peak_per_core,
                      std::vector<Lib>& libs, std::vector<Row>& rows) {
   const double flops = 2.0 * double(p.m) * double(p.n) * double(p.k) * double(p.batch);
-  const int inner = std::max(1, int(2e8 / std::max(flops, 1.0)));  // >= ~2 ms per sample for tiny problems
+  // Calls per sample: >= ~2 ms at 100 GFLOPS for tiny problems, but at most ~2 ms of the
+  // library's own calls. A fixed cost per call (microseconds in oneDNN's dnnl_primitive_execute)
+  // made the flops rule alone take minutes per sample on NN:1x1x1.
+  const int by_flops = std::max(1, int(2e8 / std::max(flops, 1.0)));
+  std::vector<int> inner;
+  for (auto& lib : libs) {
+    double one_call = 1e30;
+    for (int i = 0; i < 3; ++i) {
+      Timer t;
+      lib.run_batch(p.batch);
+      one_call = std::min(one_call, t.seconds());
+    }
+    inner.push_back(std::clamp(int(2e-3 / std::max(one_call, 1e-9)) + 1, 1, by_flops));
+  }
   auto sample = [&](Lib& lib) {
+    const int n = inner[size_t(&lib - libs.data())];
     Timer t;
-    for (int i = 0; i < inner; ++i) lib.run_batch(p.batch);
-    lib.times.push_back(t.seconds() / inner);
+    for (int i = 0; i < n; ++i) lib.run_batch(p.batch);
+    lib.times.push_back(t.seconds() / n);
   };
   if (threads == 1) {
     for (int r = 0; r < reps; ++r)
@@ -178,11 +193,49 @@ void time_and_report(const GemmProblem& p, const char* dt, int threads, int reps
                     is_strata(libs[i].name) && best_peer > 0 ? strata_gflops / best_peer : 0.0, libs[i].ok});
 }
 
-// bf16 x bf16 -> f32 (gemm_ex): strata alone (no peer here takes bf16 through a GEMM entry
-// point), against the faster of the bf16 dot-product peak `strata info` measures and the f32
-// peak (gemm_ex widens bf16 to f32 where the instruction is the slower route). Verified against A (B x) in double within f32
-// accumulation error.
-void run_bf16_problem(const GemmProblem& p, int threads, int reps, double peak_per_core, std::vector<Row>& rows) {
+// Adds oneDNN's matmul primitive (peers/matmul_onednn.hpp) to `libs` as "onednn", built for this
+// problem outside the timing, and prints the kernel oneDNN chose (on AMX machines the point of
+// this peer is to show whether that is its AMX brgemm). One execution covers the whole batch:
+// the primitive takes the batch as a tensor dimension, oneDNN's fastest path for small products.
+// A problem oneDNN rejects is reported and the peer skipped for it.
+void add_onednn_matmul(bench::OnednnMatmul* mm, bench::MatmulTypes types, const bench::MatmulLayout& layout,
+                       const GemmProblem& p, const char* dt, int threads, const void* a, const void* b, void* c,
+                       std::vector<Lib>& libs) {
+  if (!mm) return;
+  mm->set_threads(threads);  // before prepare(): oneDNN blocks the problem for this thread count
+  std::string err;
+  if (!mm->prepare(types, layout, err)) {
+    std::fprintf(stderr, "bench: onednn matmul skipped on %s %s: %s\n", p.text.c_str(), dt, err.c_str());
+    return;
+  }
+  std::printf("# onednn matmul impl for %s %s, %d thread%s: %s\n", p.text.c_str(), dt, threads,
+              threads == 1 ? "" : "s", mm->impl());
+  Lib lib;
+  lib.name = "onednn";
+  lib.call_batch = [mm, a, b, c] { mm->run(a, b, c); };
+  libs.push_back(std::move(lib));
+}
+
+// The bf16 operands (column-major, as BLAS) for oneDNN's row-major-minded matmul: column-major
+// C = op(A) op(B) is C^T = op(B)^T op(A)^T with C^T row-major, so src is op(B)^T (n x k), weights
+// op(A)^T (k x m) and dst C^T (n x m), all in place. Described the direct way (dst C with strides
+// {1, ldc}), oneDNN 2.6.3 has no brgemm for the column-major dst and picks its reference kernel
+// ("ref:any"); transposed src or weights are fine for its bf16 brgemm.
+bench::MatmulLayout bf16_onednn_layout(const GemmProblem& p, const Operands<float>& o) {
+  bench::MatmulLayout l;
+  l.m = p.n, l.n = p.m, l.k = p.k, l.batch = p.batch;
+  l.a_row = p.tb == 'N' ? o.ldb : 1, l.a_col = p.tb == 'N' ? 1 : o.ldb, l.a_batch = o.b_size;
+  l.b_row = p.ta == 'N' ? o.lda : 1, l.b_col = p.ta == 'N' ? 1 : o.lda, l.b_batch = o.a_size;
+  l.c_row = o.ldc, l.c_col = 1, l.c_batch = o.c_size;
+  return l;
+}
+
+// bf16 x bf16 -> f32 (gemm_ex) against oneDNN's matmul primitive (the only oneDNN entry that
+// takes bf16 and reaches AMX), with % of peak against the faster of the bf16 dot-product peak
+// `strata info` measures and the f32 peak (gemm_ex widens bf16 to f32 where the instruction is
+// the slower route). Verified against A (B x) in double within f32 accumulation error.
+void run_bf16_problem(const GemmProblem& p, int threads, bench::OnednnMatmul* onednn, int reps, double peak_per_core,
+                      std::vector<Row>& rows) {
   // The f32 operands rounded to bf16 (so verify() checks the exact products of the bf16 inputs,
   // accumulated in f32), and their bf16 copies for gemm_ex.
   std::mt19937 rng(42);
@@ -198,22 +251,31 @@ void run_bf16_problem(const GemmProblem& p, int threads, int reps, double peak_p
                                   DType::bf16, o.lda, b.data() + i * o.b_size, DType::bf16, o.ldb, 0.0f,
                                   o.c.data() + i * o.c_size, o.ldc);
                   }, {}});
-  libs[0].call(0);
-  std::string why;
-  libs[0].ok = verify(p, o, why);
-  if (!libs[0].ok) std::fprintf(stderr, "bench: strata gave a wrong result on %s: %s\n", p.text.c_str(), why.c_str());
+  add_onednn_matmul(onednn, bench::MatmulTypes::bf16bf16f32, bf16_onednn_layout(p, o), p, "bf16", threads, b.data(),
+                    a.data(), o.c.data(), libs);
+  for (auto& lib : libs) {
+    std::fill(o.c.begin(), o.c.end(), 0.0f);
+    lib.run_batch(p.batch);
+    std::string why;
+    lib.ok = verify(p, o, why);
+    if (!lib.ok)
+      std::fprintf(stderr, "bench: %s gave a wrong result on %s: %s\n", lib.name.c_str(), p.text.c_str(), why.c_str());
+  }
   time_and_report(p, "bf16", threads, reps, peak_per_core, libs, rows);
 }
 
-// u8 x s8 -> s32 (gemm_ex's integer form) against oneDNN's dnnl_gemm_u8s8s32. oneDNN is
-// row-major, so it gets its own leading dimensions on the same buffers; each library's result
-// is verified exactly (int64 Freivalds check) in its own layout. A holds 7-bit values (0..127):
+// u8 x s8 -> s32 (gemm_ex's integer form) against oneDNN's matmul primitive ("onednn", which
+// reaches AMX) and its dnnl_gemm_u8s8s32 ("onednn-gemm", which does not). oneDNN gets row-major
+// operands with its own leading dimensions on the same buffers (the matmul cannot take the
+// transposed form bf16 uses: it wants u8 src and s8 weights, not the other way round; with a
+// transposed src, TN/TT, oneDNN 2.6.3 leaves AMX for "gemm:jit"); each library's result is
+// verified exactly (int64 Freivalds check) in its own layout. A holds 7-bit values (0..127):
 // oneDNN's AVX2 path (vpmaddubsw) saturates int16 pair sums on full-range u8 and then fails
 // the check, while strata is exact for any input. % of peak is against the int8 peak `strata
 // info` gives (VNNI: four times the f32 peak, 64 multiply-adds per vpdpbusd where one f32 FMA
 // does 16), or without VNNI twice the f32 peak (one pmaddwd does 16 where an FMA does 8).
-void run_int8_problem(const GemmProblem& p, int threads, const std::vector<bench::GemmPeer>& peers, int reps,
-                      double peak_per_core, std::vector<Row>& rows) {
+void run_int8_problem(const GemmProblem& p, int threads, const std::vector<bench::GemmPeer>& peers,
+                      bench::OnednnMatmul* onednn, int reps, double peak_per_core, std::vector<Row>& rows) {
   std::mt19937 rng(42);
   std::vector<uint8_t> a(size_t(p.m * p.k * p.batch));
   std::vector<int8_t> b(size_t(p.k * p.n * p.batch));
@@ -226,9 +288,10 @@ void run_int8_problem(const GemmProblem& p, int threads, const std::vector<bench
   struct Strides { int64_t ar, ac, br, bc, cr, cc, lda, ldb, ldc; };
   auto strides = [&](bool col) {
     Strides s;
-    s.lda = col ? (p.ta == 'N' ? p.m : p.k) : (p.ta == 'N' ? p.k : p.m);
-    s.ldb = col ? (p.tb == 'N' ? p.k : p.n) : (p.tb == 'N' ? p.n : p.k);
-    s.ldc = col ? p.m : p.n;
+    // At least 1, as BLAS wants even for an empty matrix (gemm_ex rejected 0x10x10 otherwise).
+    s.lda = std::max<int64_t>(1, col ? (p.ta == 'N' ? p.m : p.k) : (p.ta == 'N' ? p.k : p.m));
+    s.ldb = std::max<int64_t>(1, col ? (p.tb == 'N' ? p.k : p.n) : (p.tb == 'N' ? p.n : p.k));
+    s.ldc = std::max<int64_t>(1, col ? p.m : p.n);
     const bool an = (p.ta == 'N') == col, bn = (p.tb == 'N') == col;  // unit row stride of op(A)/op(B)
     s.ar = an ? 1 : s.lda, s.ac = an ? s.lda : 1;
     s.br = bn ? 1 : s.ldb, s.bc = bn ? s.ldb : 1;
@@ -244,10 +307,14 @@ void run_int8_problem(const GemmProblem& p, int threads, const std::vector<bench
                                   c.data() + i * csz, cs.ldc);
                   }, {}});
   std::vector<const Strides*> layout{&cs};
+  const bench::MatmulLayout ml{p.m, p.n, p.k, p.batch, rs.ar, rs.ac, asz, rs.br, rs.bc, bsz, rs.cr, rs.cc, csz};
+  add_onednn_matmul(onednn, bench::MatmulTypes::u8s8s32, ml, p, "u8s8s32", threads, a.data(), b.data(), c.data(),
+                    libs);
+  if (libs.size() > layout.size()) layout.push_back(&rs);
   for (const auto& peer : peers) {
     if (!peer.gemm_u8s8s32) continue;
     const bench::GemmPeer* pp = &peer;
-    libs.push_back({peer.name, [&, pp](int64_t i) {
+    libs.push_back({peer.name == "onednn" ? "onednn-gemm" : peer.name, [&, pp](int64_t i) {
                       pp->gemm_u8s8s32(const_cast<bench::GemmPeer*>(pp), p.ta, p.tb, p.m, p.n, p.k, a.data() + i * asz,
                                        rs.lda, b.data() + i * bsz, rs.ldb, c.data() + i * csz, rs.ldc);
                     }, {}});
@@ -257,7 +324,7 @@ void run_int8_problem(const GemmProblem& p, int threads, const std::vector<bench
     if (peer.set_threads) peer.set_threads(const_cast<bench::GemmPeer*>(&peer), threads);
   for (size_t li = 0; li < libs.size(); ++li) {
     std::fill(c.begin(), c.end(), 0);
-    libs[li].call(0);
+    libs[li].run_batch(p.batch);
     // C x == op(A) (op(B) x) exactly, x in [-8, 8].
     const Strides& st = *layout[li];
     std::vector<int64_t> x(size_t(p.n)), bx(size_t(p.k), 0);
@@ -386,6 +453,21 @@ std::vector<std::string> split_list(const std::vector<std::string>& in) {
   return out;
 }
 
+// oneDNN's matmul primitive, the "onednn" peer of the bf16 and u8s8s32 rows: loaded only when
+// onednn is asked for and one of those types is benchmarked; null otherwise or when absent.
+std::unique_ptr<bench::OnednnMatmul> load_onednn_matmul(const std::vector<std::string>& wanted,
+                                                        const std::vector<std::string>& dtypes,
+                                                        std::vector<std::string>& missing) {
+  auto has = [](const std::vector<std::string>& list, const char* a, const char* b) {
+    return std::find(list.begin(), list.end(), a) != list.end() || std::find(list.begin(), list.end(), b) != list.end();
+  };
+  if (!has(wanted, "onednn", "all") || !has(dtypes, "bf16", "u8s8s32")) return nullptr;
+  std::string why_not;
+  auto mm = bench::OnednnMatmul::load(why_not);
+  if (!mm) missing.push_back("onednn matmul (" + why_not + ")");
+  return mm;
+}
+
 struct BenchOptions {
   std::vector<std::string> problems, dtypes{"f32"}, peers{"all"};
   std::string file, csv, json, epilogue;
@@ -408,11 +490,12 @@ int run_gemm_bench(const BenchOptions& opt) {
   auto wanted = split_list(opt.peers);
   std::vector<bench::GemmPeer> peers;
   if (!(wanted.size() == 1 && wanted[0] == "none")) peers = bench::load_gemm_peers(wanted, missing);
+  auto onednn_matmul = load_onednn_matmul(wanted, split_list(opt.dtypes), missing);
   for (const auto& m : missing) std::fprintf(stderr, "bench: peer not available: %s\n", m.c_str());
   const PeakEstimate& pk = measure_peak();
   std::printf("# peak %.1f GFLOPS/core f32 (%s, %.2f GHz measured); OPENBLAS_CORETYPE unset for this run\n",
               pk.peak_gflops_f32, std::string(isa_name(pk.isa)).c_str(), pk.clock_ghz);
-  std::printf("%-26s %-7s %3s %-9s %9s %7s %8s\n", "problem", "type", "thr", "library", "GFLOPS", "%peak", "vs best");
+  std::printf("%-26s %-7s %3s %-11s %9s %7s %8s\n", "problem", "type", "thr", "library", "GFLOPS", "%peak", "vs best");
   std::vector<Row> rows;
   for (const auto& dt : split_list(opt.dtypes))
     for (int t : opt.threads)
@@ -420,14 +503,18 @@ int run_gemm_bench(const BenchOptions& opt) {
         size_t first = rows.size();
         if (dt == "f32") run_problem<float>(p, t, peers, opt.reps, pk.peak_gflops_f32, opt.epilogue, rows);
         else if (dt == "f64") run_problem<double>(p, t, peers, opt.reps, pk.peak_gflops_f32, opt.epilogue, rows);
-        else if (dt == "u8s8s32") run_int8_problem(p, t, peers, opt.reps, pk.peak_gops_int8 > 0 ? pk.peak_gops_int8 : 2 * pk.peak_gflops_f32, rows);
-        else if (dt == "bf16") run_bf16_problem(p, t, opt.reps, std::max(pk.peak_gflops_bf16, pk.peak_gflops_f32), rows);
+        else if (dt == "u8s8s32")
+          run_int8_problem(p, t, peers, onednn_matmul.get(), opt.reps,
+                           pk.peak_gops_int8 > 0 ? pk.peak_gops_int8 : 2 * pk.peak_gflops_f32, rows);
+        else if (dt == "bf16")
+          run_bf16_problem(p, t, onednn_matmul.get(), opt.reps, std::max(pk.peak_gflops_bf16, pk.peak_gflops_f32),
+                           rows);
         else throw_error(Status::invalid_argument, "--dtype", "'" + dt + "' (expected f32, f64, bf16 or u8s8s32)");
         for (size_t i = first; i < rows.size(); ++i) {
           const Row& r = rows[i];
           char ratio[16] = "";
           if (r.ratio_to_best_peer > 0) std::snprintf(ratio, sizeof ratio, "%.2fx", r.ratio_to_best_peer);
-          std::printf("%-26s %-7s %3d %-9s %9.1f %6.1f%% %8s%s\n", r.problem.c_str(), r.dtype.c_str(), r.threads,
+          std::printf("%-26s %-7s %3d %-11s %9.1f %6.1f%% %8s%s\n", r.problem.c_str(), r.dtype.c_str(), r.threads,
                       r.lib.c_str(), r.gflops, r.pct_peak, ratio, r.verified ? "" : "  WRONG RESULT");
         }
         std::fflush(stdout);
