@@ -78,18 +78,27 @@ int64_t a_block_rows(int64_t k, const BlockSizes& bs) {
 //   2048 x 2048 x 512 1.11x; f64 1344^3 1.04x, 1024 x 1024 x 256 1.03x; 2 threads 1.00-1.03x;
 //   the res5 1x1 layer 2048 x 49 x 512 (prepared filter as A) 1.04x. Up to eight: 2560^3-4096^3
 //   0.99-1.03x, so four. A short depth (K < KC) lets one A block hold more rows (see
-//   a_block_rows): 256 x 3136 x 64 streams in one block (1.04x over packing).
+//   a_block_rows): 256 x 3136 x 64 streams in one block (1.04x over packing). On Intel
+//   cores, whose L3 feeds a streamed B's lines more slowly, one block: on an Emerald Rapids
+//   VM packing won at 1024^3 1.23x and 2048^3 1.28x against four blocks, while 256^3-512^3
+//   (one block) lost 4-6% packed (streamed_b_blocks).
 // * A is streamed (unit row stride only) when one column panel uses it (N <= NR) or when it is
 //   that small and its columns lie close together. Columns far apart (an operand inside a
 //   larger matrix, as trsm's and LAPACK's blocks are) share a few L1 sets: 64 columns a page
 //   apart fall in the same four and evict each other at every tile, so A came from L2 for each
 //   of the N / NR column panels (64 x 1024 x 64 with lda 1024: packed, 1.4x; trsm's blocks).
+// How many A blocks' worth of rows still read a contiguous-column B in place (above).
+inline int64_t streamed_b_blocks() {
+  static const int64_t blocks = cpu_features().vendor == "AuthenticAMD" ? 4 : 1;
+  return blocks;
+}
+
 template <class Kernel, class T, class TA, class TB>
 PackPolicy choose_pack_policy(const GemmArgs<T, TA, TB>& g, const BlockSizes& bs) {
   PackPolicy p;
   const bool small_b = g.k * g.n * int64_t(sizeof(T)) <= l1_floor_bytes;
   const bool small_a = g.m * g.k * int64_t(sizeof(T)) <= l1_floor_bytes && g.a.cs <= 2 * g.m + 16;
-  const bool few_a_blocks_read_b = g.b.rs == 1 && g.m <= 4 * a_block_rows<Kernel>(g.k, bs);
+  const bool few_a_blocks_read_b = g.b.rs == 1 && g.m <= streamed_b_blocks() * a_block_rows<Kernel>(g.k, bs);
   p.pack_b = g.m > 2 * Kernel::mr && !small_b && !few_a_blocks_read_b;
   p.pack_a = !((g.n <= Kernel::nr || small_a) && g.a.rs == 1);
   return p;
