@@ -101,7 +101,8 @@ void gemm_ex(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_
   if (verbose(1))
     verbose_write("blas", cat("gemm_ex ", dtype_name(a_type), "x", dtype_name(b_type), "->i32 ", char(transa),
                               char(transb), " m=", m, " n=", n, " k=", k, " kernel='", kernel.info().name,
-                              "' (exact integer kernels: int16 pairs, or byte quads for u8 A: with VNNI any, without it below 128)"));
+                              "' (exact integer kernels: AMX tiles, int16 pairs, or byte quads for u8 A: with VNNI "
+                              "any, without it below 128)"));
   kernel.run(call);
 }
 

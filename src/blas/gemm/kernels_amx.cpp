@@ -51,8 +51,8 @@ struct Int8AmxInstance {
     k.run = &run;
     k.info = [] {
       const tile::BlockSizes& bs = blocks();
-      return GemmKernelInfo{"avx512-amx i8 32x32 (AMX tiles of byte quads, int32 accumulators)", 32, 32, bs.mc, bs.kc,
-                            bs.nc};
+      static constexpr const char* name = "avx512-amx i8 32x32 (AMX byte-quad tiles; VNNI below 2^17 multiply-adds)";
+      return GemmKernelInfo{name, 32, 32, bs.mc, bs.kc, bs.nc};
     };
     return k;
   }
