@@ -42,8 +42,9 @@ inline BlockSizes derive_block_sizes(int mr, int nr, std::size_t elem_bytes, std
   kc = b_panel_only ? std::clamp<int64_t>(round_down_to(kc, 64), 256, 2048)
                     : std::clamp<int64_t>(round_down_to(kc, 16), 128, 512);
   // The MC x KC block of A takes about half of L2, and at most 512 KB: on an Emerald Rapids VM
-  // (2 MB L2, its two vCPUs one core's hyperthreads) f32 MC 384 (480 KB) against the 800 of half
-  // of L2 ran 1.12-1.41x at 2048^3-4096^3, 1.00-1.10x below; Zen 5's 1 MB L2 gives the same.
+  // (2 MB L2, its two vCPUs one core's hyperthreads) f32 MC 384 (480 KB) against the 800 of
+  // half of L2: 4096^3 1.22-1.29x, 2048^3 1.00-1.24x, below 1.00-1.10x; f64 1024^3-2048^3
+  // 1.08-1.27x. Zen 5's 1 MB L2 derives the same as before.
   int64_t mc = round_down_to(std::min<int64_t>(int64_t(l2) / 2, int64_t(512) << 10) / (kc * e), mr);
   mc = std::clamp<int64_t>(mc, mr, 1024 / mr * mr);
   // The KC x NC block of B takes a quarter of L3 (shared), or 4 MiB when L3 is unknown.

@@ -65,6 +65,13 @@ int64_t a_block_rows(int64_t k, const BlockSizes& bs) {
   return std::max(bs.mc, bs.mc * bs.kc / std::max<int64_t>(k, 1) / Kernel::mr * Kernel::mr);
 }
 
+// How many A blocks' worth of rows still read a contiguous-column B in place
+// (choose_pack_policy, below).
+inline int64_t streamed_b_blocks() {
+  static const int64_t blocks = cpu_features().vendor == "AuthenticAMD" ? 4 : 1;
+  return blocks;
+}
+
 // Chooses in-place operand reads where packing would cost more than it saves:
 // * B is streamed when few rows use it (M <= 2 MR, e.g. 16 x 4096 x 4096) or when it is small
 //   enough to stay in L1 anyway (small problems, where packing time rivals compute time);
@@ -80,19 +87,13 @@ int64_t a_block_rows(int64_t k, const BlockSizes& bs) {
 //   0.99-1.03x, so four. A short depth (K < KC) lets one A block hold more rows (see
 //   a_block_rows): 256 x 3136 x 64 streams in one block (1.04x over packing). On Intel
 //   cores, whose L3 feeds a streamed B's lines more slowly, one block: on an Emerald Rapids
-//   VM packing won at 1024^3 1.23x and 2048^3 1.28x against four blocks, while 256^3-512^3
-//   (one block) lost 4-6% packed (streamed_b_blocks).
+//   VM, in-process against four, f32 NN 1024^3 1.15x, 2048^3 1.20x, TN 1024^3 1.12x, while
+//   256^3-512^3 (one block either way) lost 4-6% when packed (streamed_b_blocks).
 // * A is streamed (unit row stride only) when one column panel uses it (N <= NR) or when it is
 //   that small and its columns lie close together. Columns far apart (an operand inside a
 //   larger matrix, as trsm's and LAPACK's blocks are) share a few L1 sets: 64 columns a page
 //   apart fall in the same four and evict each other at every tile, so A came from L2 for each
 //   of the N / NR column panels (64 x 1024 x 64 with lda 1024: packed, 1.4x; trsm's blocks).
-// How many A blocks' worth of rows still read a contiguous-column B in place (above).
-inline int64_t streamed_b_blocks() {
-  static const int64_t blocks = cpu_features().vendor == "AuthenticAMD" ? 4 : 1;
-  return blocks;
-}
-
 template <class Kernel, class T, class TA, class TB>
 PackPolicy choose_pack_policy(const GemmArgs<T, TA, TB>& g, const BlockSizes& bs) {
   PackPolicy p;
