@@ -2,13 +2,11 @@
 // dlsym, typed through decltype of its declaration (nothing is linked).
 #include "peers/conv_onednn.hpp"
 
-#include <dlfcn.h>
-
 #include <cstring>
 #include <vector>
 
 #if __has_include(<oneapi/dnnl/dnnl.h>)
-#include <oneapi/dnnl/dnnl.h>
+#include "peers/onednn_runtime.hpp"
 #define STRATA_HAVE_DNNL_HEADER 1
 #endif
 
@@ -16,31 +14,14 @@ namespace strata::bench {
 
 #ifdef STRATA_HAVE_DNNL_HEADER
 
-struct OnednnConv::State {
-  void* lib = nullptr;
+struct OnednnConv::State : OnednnRuntime {
 #define STRATA_DNNL_FN(name) decltype(&::name) name = nullptr;
-  STRATA_DNNL_FN(dnnl_engine_create)
-  STRATA_DNNL_FN(dnnl_engine_destroy)
-  STRATA_DNNL_FN(dnnl_stream_create)
-  STRATA_DNNL_FN(dnnl_stream_destroy)
-  STRATA_DNNL_FN(dnnl_stream_wait)
   STRATA_DNNL_FN(dnnl_memory_desc_init_by_tag)
   STRATA_DNNL_FN(dnnl_dilated_convolution_forward_desc_init)
-  STRATA_DNNL_FN(dnnl_primitive_desc_create)
-  STRATA_DNNL_FN(dnnl_primitive_desc_destroy)
   STRATA_DNNL_FN(dnnl_primitive_desc_query_md)
-  STRATA_DNNL_FN(dnnl_primitive_desc_query)
-  STRATA_DNNL_FN(dnnl_primitive_create)
-  STRATA_DNNL_FN(dnnl_primitive_destroy)
-  STRATA_DNNL_FN(dnnl_primitive_execute)
-  STRATA_DNNL_FN(dnnl_memory_create)
-  STRATA_DNNL_FN(dnnl_memory_destroy)
   STRATA_DNNL_FN(dnnl_reorder_primitive_desc_create)
 #undef STRATA_DNNL_FN
-  void (*omp_set_num_threads)(int) = nullptr;
 
-  dnnl_engine_t engine = nullptr;
-  dnnl_stream_t stream = nullptr;
   dnnl_primitive_desc_t pd = nullptr;
   dnnl_primitive_t conv = nullptr;
   dnnl_memory_t src = nullptr, wei = nullptr, dst = nullptr;
@@ -75,56 +56,19 @@ std::unique_ptr<OnednnConv> OnednnConv::load(std::string& why_not) {
   std::unique_ptr<OnednnConv> p(new OnednnConv);
   p->st_ = std::make_unique<State>();
   State& s = *p->st_;
-  for (const char* name : {"libdnnl.so.3", "libdnnl.so.2"})
-    if ((s.lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) {
-      p->library_ = name;
-      break;
-    }
-  if (!s.lib) {
-    why_not = "libdnnl.so not found (Debian package libdnnl-dev)";
-    return nullptr;
-  }
-  bool ok = true;
-  auto sym = [&](auto& fn, const char* name) {
-    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(s.lib, name));
-    if (!fn) ok = false, why_not = std::string("symbol ") + name + " missing in " + p->library_;
-  };
-  sym(s.dnnl_engine_create, "dnnl_engine_create");
-  sym(s.dnnl_engine_destroy, "dnnl_engine_destroy");
-  sym(s.dnnl_stream_create, "dnnl_stream_create");
-  sym(s.dnnl_stream_destroy, "dnnl_stream_destroy");
-  sym(s.dnnl_stream_wait, "dnnl_stream_wait");
-  sym(s.dnnl_memory_desc_init_by_tag, "dnnl_memory_desc_init_by_tag");
-  sym(s.dnnl_dilated_convolution_forward_desc_init, "dnnl_dilated_convolution_forward_desc_init");
-  sym(s.dnnl_primitive_desc_create, "dnnl_primitive_desc_create");
-  sym(s.dnnl_primitive_desc_destroy, "dnnl_primitive_desc_destroy");
-  sym(s.dnnl_primitive_desc_query_md, "dnnl_primitive_desc_query_md");
-  sym(s.dnnl_primitive_desc_query, "dnnl_primitive_desc_query");
-  sym(s.dnnl_primitive_create, "dnnl_primitive_create");
-  sym(s.dnnl_primitive_destroy, "dnnl_primitive_destroy");
-  sym(s.dnnl_primitive_execute, "dnnl_primitive_execute");
-  sym(s.dnnl_memory_create, "dnnl_memory_create");
-  sym(s.dnnl_memory_destroy, "dnnl_memory_destroy");
-  sym(s.dnnl_reorder_primitive_desc_create, "dnnl_reorder_primitive_desc_create");
+  if (!s.open({"libdnnl.so.3", "libdnnl.so.2"}, why_not)) return nullptr;
+  p->library_ = s.library;
+  const bool ok = s.sym(s.dnnl_memory_desc_init_by_tag, "dnnl_memory_desc_init_by_tag", why_not) &&
+                  s.sym(s.dnnl_dilated_convolution_forward_desc_init, "dnnl_dilated_convolution_forward_desc_init",
+                        why_not) &&
+                  s.sym(s.dnnl_primitive_desc_query_md, "dnnl_primitive_desc_query_md", why_not) &&
+                  s.sym(s.dnnl_reorder_primitive_desc_create, "dnnl_reorder_primitive_desc_create", why_not);
   if (!ok) return nullptr;
-  s.omp_set_num_threads = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
-  if (!s.omp_set_num_threads)
-    if (void* gomp = dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD))
-      s.omp_set_num_threads = reinterpret_cast<void (*)(int)>(dlsym(gomp, "omp_set_num_threads"));
-  if (s.dnnl_engine_create(&s.engine, dnnl_cpu, 0) != dnnl_success ||
-      s.dnnl_stream_create(&s.stream, s.engine, dnnl_stream_default_flags) != dnnl_success) {
-    why_not = "oneDNN engine/stream creation failed";
-    return nullptr;
-  }
   return p;
 }
 
 OnednnConv::~OnednnConv() {
-  if (!st_ || !st_->lib) return;
-  st_->release();
-  if (st_->stream) st_->dnnl_stream_destroy(st_->stream);
-  if (st_->engine) st_->dnnl_engine_destroy(st_->engine);
-  // The library stays loaded: its OpenMP threads may still be parked.
+  if (st_ && st_->lib) st_->release();  // the engine and stream go with the runtime
 }
 
 void OnednnConv::set_threads(int n) {

@@ -2,15 +2,12 @@
 // dlsym, typed through decltype of its declaration (nothing is linked).
 #include "peers/matmul_onednn.hpp"
 
-#include <dlfcn.h>
-
-#include <type_traits>
-
 // The *_desc_init functions used here are oneDNN 2.x's C API (3.x replaced them), so only a 2.x
 // header enables the adapter, and it loads the library of that major version.
 #if __has_include(<oneapi/dnnl/dnnl.h>)
 #include <oneapi/dnnl/dnnl.h>
 #if DNNL_VERSION_MAJOR == 2
+#include "peers/onednn_runtime.hpp"
 #define STRATA_HAVE_DNNL_HEADER 1
 #endif
 #endif
@@ -19,30 +16,13 @@ namespace strata::bench {
 
 #ifdef STRATA_HAVE_DNNL_HEADER
 
-struct OnednnMatmul::State {
-  void* lib = nullptr;
+struct OnednnMatmul::State : OnednnRuntime {
 #define STRATA_DNNL_FN(name) decltype(&::name) name = nullptr;
-  STRATA_DNNL_FN(dnnl_engine_create)
-  STRATA_DNNL_FN(dnnl_engine_destroy)
-  STRATA_DNNL_FN(dnnl_stream_create)
-  STRATA_DNNL_FN(dnnl_stream_destroy)
-  STRATA_DNNL_FN(dnnl_stream_wait)
   STRATA_DNNL_FN(dnnl_memory_desc_init_by_strides)
   STRATA_DNNL_FN(dnnl_matmul_desc_init)
-  STRATA_DNNL_FN(dnnl_primitive_desc_create)
-  STRATA_DNNL_FN(dnnl_primitive_desc_destroy)
-  STRATA_DNNL_FN(dnnl_primitive_desc_query)
-  STRATA_DNNL_FN(dnnl_primitive_create)
-  STRATA_DNNL_FN(dnnl_primitive_destroy)
-  STRATA_DNNL_FN(dnnl_primitive_execute)
-  STRATA_DNNL_FN(dnnl_memory_create)
-  STRATA_DNNL_FN(dnnl_memory_destroy)
   STRATA_DNNL_FN(dnnl_memory_set_data_handle)
 #undef STRATA_DNNL_FN
-  void (*omp_set_num_threads)(int) = nullptr;
 
-  dnnl_engine_t engine = nullptr;
-  dnnl_stream_t stream = nullptr;
   dnnl_primitive_desc_t pd = nullptr;
   dnnl_primitive_t matmul = nullptr;
   dnnl_memory_t src = nullptr, wei = nullptr, dst = nullptr;
@@ -54,40 +34,6 @@ struct OnednnMatmul::State {
     for (dnnl_memory_t* m : {&src, &wei, &dst})
       if (*m) dnnl_memory_destroy(*m), *m = nullptr;
     impl = nullptr;
-  }
-
-  // Resolves every function above; false with `why_not` naming the first one missing.
-  bool resolve(const std::string& library, std::string& why_not) {
-    bool ok = true;
-    auto sym = [&](auto& fn, const char* name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
-      if (!fn && ok) ok = false, why_not = std::string("symbol ") + name + " missing in " + library;
-    };
-    sym(dnnl_engine_create, "dnnl_engine_create");
-    sym(dnnl_engine_destroy, "dnnl_engine_destroy");
-    sym(dnnl_stream_create, "dnnl_stream_create");
-    sym(dnnl_stream_destroy, "dnnl_stream_destroy");
-    sym(dnnl_stream_wait, "dnnl_stream_wait");
-    sym(dnnl_memory_desc_init_by_strides, "dnnl_memory_desc_init_by_strides");
-    sym(dnnl_matmul_desc_init, "dnnl_matmul_desc_init");
-    sym(dnnl_primitive_desc_create, "dnnl_primitive_desc_create");
-    sym(dnnl_primitive_desc_destroy, "dnnl_primitive_desc_destroy");
-    sym(dnnl_primitive_desc_query, "dnnl_primitive_desc_query");
-    sym(dnnl_primitive_create, "dnnl_primitive_create");
-    sym(dnnl_primitive_destroy, "dnnl_primitive_destroy");
-    sym(dnnl_primitive_execute, "dnnl_primitive_execute");
-    sym(dnnl_memory_create, "dnnl_memory_create");
-    sym(dnnl_memory_destroy, "dnnl_memory_destroy");
-    sym(dnnl_memory_set_data_handle, "dnnl_memory_set_data_handle");
-    return ok;
-  }
-
-  // Debian's oneDNN runs on OpenMP, so its thread count is OpenMP's (as in gemm_peers.cpp).
-  void find_omp_set_num_threads() {
-    omp_set_num_threads = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
-    if (!omp_set_num_threads)
-      if (void* gomp = dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD))
-        omp_set_num_threads = reinterpret_cast<void (*)(int)>(dlsym(gomp, "omp_set_num_threads"));
   }
 
   // A strided descriptor of one operand: 2-D for a single matrix, 3-D with the batch outermost.
@@ -106,27 +52,17 @@ std::unique_ptr<OnednnMatmul> OnednnMatmul::load(std::string& why_not) {
   std::unique_ptr<OnednnMatmul> p(new OnednnMatmul);
   p->st_ = std::make_unique<State>();
   State& s = *p->st_;
-  p->library_ = "libdnnl.so.2";
-  if (!(s.lib = dlopen(p->library_.c_str(), RTLD_NOW | RTLD_LOCAL))) {
-    why_not = "libdnnl.so.2 not found (Debian package libdnnl2)";
-    return nullptr;
-  }
-  if (!s.resolve(p->library_, why_not)) return nullptr;
-  s.find_omp_set_num_threads();
-  if (s.dnnl_engine_create(&s.engine, dnnl_cpu, 0) != dnnl_success ||
-      s.dnnl_stream_create(&s.stream, s.engine, dnnl_stream_default_flags) != dnnl_success) {
-    why_not = "oneDNN engine/stream creation failed";
-    return nullptr;
-  }
+  if (!s.open({"libdnnl.so.2"}, why_not)) return nullptr;
+  p->library_ = s.library;
+  const bool ok = s.sym(s.dnnl_memory_desc_init_by_strides, "dnnl_memory_desc_init_by_strides", why_not) &&
+                  s.sym(s.dnnl_matmul_desc_init, "dnnl_matmul_desc_init", why_not) &&
+                  s.sym(s.dnnl_memory_set_data_handle, "dnnl_memory_set_data_handle", why_not);
+  if (!ok) return nullptr;
   return p;
 }
 
 OnednnMatmul::~OnednnMatmul() {
-  if (!st_ || !st_->lib) return;
-  st_->release();
-  if (st_->stream) st_->dnnl_stream_destroy(st_->stream);
-  if (st_->engine) st_->dnnl_engine_destroy(st_->engine);
-  // The library stays loaded: its OpenMP threads may still be parked.
+  if (st_ && st_->lib) st_->release();  // the engine and stream go with the runtime
 }
 
 void OnednnMatmul::set_threads(int n) {
