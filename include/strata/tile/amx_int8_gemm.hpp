@@ -115,26 +115,21 @@ struct MicroKernelI8Amx {
     auto combine = [&](int32_t acc, int32_t old) {
       return int32_t(uint32_t(alpha) * uint32_t(acc) + uint32_t(beta) * uint32_t(old));
     };
-    if constexpr (std::is_same_v<SA, uint8_t>)
-      amx_run_tile(
-          amx_quad_slots(kc) / 16, a, b, c, ldc, alpha, beta,
-          [] {
-            _tile_dpbsud(0, 4, 6);
-            _tile_dpbsud(1, 4, 7);
-            _tile_dpbsud(2, 5, 6);
-            _tile_dpbsud(3, 5, 7);
-          },
-          combine);
-    else
-      amx_run_tile(
-          amx_quad_slots(kc) / 16, a, b, c, ldc, alpha, beta,
-          [] {
-            _tile_dpbssd(0, 4, 6);
-            _tile_dpbssd(1, 4, 7);
-            _tile_dpbssd(2, 5, 6);
-            _tile_dpbssd(3, 5, 7);
-          },
-          combine);
+    // Signed B bytes (tiles 4, 5) times A's, unsigned or signed (tiles 6, 7).
+    auto products = [] {
+      if constexpr (std::is_same_v<SA, uint8_t>) {
+        _tile_dpbsud(0, 4, 6);
+        _tile_dpbsud(1, 4, 7);
+        _tile_dpbsud(2, 5, 6);
+        _tile_dpbsud(3, 5, 7);
+      } else {
+        _tile_dpbssd(0, 4, 6);
+        _tile_dpbssd(1, 4, 7);
+        _tile_dpbssd(2, 5, 6);
+        _tile_dpbssd(3, 5, 7);
+      }
+    };
+    amx_run_tile(amx_quad_slots(kc) / 16, a, b, c, ldc, alpha, beta, products, combine);
   }
 };
 
