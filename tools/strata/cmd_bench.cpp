@@ -251,6 +251,12 @@ void run_bf16_problem(const GemmProblem& p, int threads, bench::OnednnMatmul* on
                                   DType::bf16, o.lda, b.data() + i * o.b_size, DType::bf16, o.ldb, 0.0f,
                                   o.c.data() + i * o.c_size, o.ldc);
                   }, {}});
+  if (p.batch > 1)  // one call for the whole batch, as the oneDNN primitive
+    libs[0].call_batch = [&] {
+      blas::gemm_strided_batched_ex(h, blas::Op(p.ta), blas::Op(p.tb), p.m, p.n, p.k, 1.0f, a.data(), DType::bf16,
+                                    o.lda, o.a_size, b.data(), DType::bf16, o.ldb, o.b_size, 0.0f, o.c.data(), o.ldc,
+                                    o.c_size, p.batch);
+    };
   add_onednn_matmul(onednn, bench::MatmulTypes::bf16bf16f32, bf16_onednn_layout(p, o), p, "bf16", threads, b.data(),
                     a.data(), o.c.data(), libs);
   for (auto& lib : libs) {
@@ -306,6 +312,12 @@ void run_int8_problem(const GemmProblem& p, int threads, const std::vector<bench
                                   DType::u8, cs.lda, b.data() + i * bsz, DType::i8, cs.ldb, int32_t(0),
                                   c.data() + i * csz, cs.ldc);
                   }, {}});
+  if (p.batch > 1)
+    libs[0].call_batch = [&] {
+      blas::gemm_strided_batched_ex(h, blas::Op(p.ta), blas::Op(p.tb), p.m, p.n, p.k, int32_t(1), a.data(), DType::u8,
+                                    cs.lda, asz, b.data(), DType::i8, cs.ldb, bsz, int32_t(0), c.data(), cs.ldc, csz,
+                                    p.batch);
+    };
   std::vector<const Strides*> layout{&cs};
   const bench::MatmulLayout ml{p.m, p.n, p.k, p.batch, rs.ar, rs.ac, asz, rs.br, rs.bc, bsz, rs.cr, rs.cc, csz};
   add_onednn_matmul(onednn, bench::MatmulTypes::u8s8s32, ml, p, "u8s8s32", threads, a.data(), b.data(), c.data(),

@@ -34,4 +34,34 @@ void gemm_ex(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_
              DType a_type, index_t lda, const void* B, DType b_type, index_t ldb, int32_t beta, int32_t* C,
              index_t ldc);
 
+// Batches of products of one shape and types (cublasGemmStridedBatchedEx, cublasGemmBatchedEx):
+// entry i's operands at A + i * stride_a, B + i * stride_b and C + i * stride_c (strides in
+// elements of each matrix's stored type; 0 repeats an operand), or at A[i], B[i], C[i]. The
+// entries' C must not overlap. Each entry's result is bitwise that of gemm_ex on it; the shape,
+// kernel and blocks are chosen once, small entries are divided among the handle's threads (each
+// run whole on one), and the AMX kernels configure their tiles once per thread, not per entry.
+// batch_count 0 does nothing; every entry's pointers are checked before any C is written.
+void gemm_strided_batched_ex(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, float alpha,
+                             const void* A, DType a_type, index_t lda, index_t stride_a, const void* B, DType b_type,
+                             index_t ldb, index_t stride_b, float beta, float* C, index_t ldc, index_t stride_c,
+                             index_t batch_count);
+void gemm_strided_batched_ex(const Handle& h, Order order, Op transa, Op transb, index_t m, index_t n, index_t k,
+                             float alpha, const void* A, DType a_type, index_t lda, index_t stride_a, const void* B,
+                             DType b_type, index_t ldb, index_t stride_b, float beta, float* C, index_t ldc,
+                             index_t stride_c, index_t batch_count);
+void gemm_strided_batched_ex(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, int32_t alpha,
+                             const void* A, DType a_type, index_t lda, index_t stride_a, const void* B, DType b_type,
+                             index_t ldb, index_t stride_b, int32_t beta, int32_t* C, index_t ldc, index_t stride_c,
+                             index_t batch_count);
+
+void gemm_batched_ex(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, float alpha,
+                     const void* const A[], DType a_type, index_t lda, const void* const B[], DType b_type,
+                     index_t ldb, float beta, float* const C[], index_t ldc, index_t batch_count);
+void gemm_batched_ex(const Handle& h, Order order, Op transa, Op transb, index_t m, index_t n, index_t k, float alpha,
+                     const void* const A[], DType a_type, index_t lda, const void* const B[], DType b_type,
+                     index_t ldb, float beta, float* const C[], index_t ldc, index_t batch_count);
+void gemm_batched_ex(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, int32_t alpha,
+                     const void* const A[], DType a_type, index_t lda, const void* const B[], DType b_type,
+                     index_t ldb, int32_t beta, int32_t* const C[], index_t ldc, index_t batch_count);
+
 }  // namespace strata::blas

@@ -34,10 +34,13 @@ struct alignas(64) AmxConfig {
 };
 static_assert(sizeof(AmxConfig) == 64, "LDTILECFG reads exactly 64 bytes");
 
-// Holds the eight 16 x 64-byte tiles configured for its lifetime (one thread's).
+// Holds the eight 16 x 64-byte tiles configured for its lifetime (one thread's). Nested holds
+// (a batch's range of entries around each entry's mainloop runs) configure and release once,
+// at the outermost: every hold asks for the same configuration.
 class AmxTiles {
  public:
   AmxTiles() {
+    if (depth()++ > 0) return;
     AmxConfig cfg;
     for (int t = 0; t < 8; ++t) cfg.bytes_per_row[t] = 64, cfg.rows[t] = 16;
     // Not _tile_loadconfig: GCC 12's names only 8 bytes of the operand as read, so the
@@ -45,9 +48,17 @@ class AmxTiles {
     // load); the whole object as the asm's input keeps every byte.
     __asm__ volatile("ldtilecfg %0" : : "m"(cfg));
   }
-  ~AmxTiles() { _tile_release(); }
+  ~AmxTiles() {
+    if (--depth() == 0) _tile_release();
+  }
   AmxTiles(const AmxTiles&) = delete;
   AmxTiles& operator=(const AmxTiles&) = delete;
+
+ private:
+  static int& depth() {
+    static thread_local int held = 0;
+    return held;
+  }
 };
 
 // Whether the accumulators can start from C and end in it as they are: alpha 1 and beta 0 or 1

@@ -47,14 +47,7 @@ void run_batch(const Handle& h, Order order, Op transa, Op transb, index_t m, in
   if (!checked_batch(order, transa, transb, m, n, k, alpha, lda, ldb, beta, ldc, b)) return;
   const bool small = m * n * k < level3_small_problem;
   if constexpr (!is_complex_v<T>) {
-    // Whole entries per thread: small products always, larger ones whenever the entries
-    // divide among the threads within an eighth (each entry then runs start to end on one
-    // core, with no fork and join per entry: 2 threads, batches of 64^3-192^3, 1.0-2.6x
-    // against every entry split among both). A few large entries that divide unevenly (3 on 2
-    // threads) keep the threads within each entry.
-    const int64_t threads = threads_for(h, b.count * m * n);
-    const int64_t per_thread = (b.count + threads - 1) / threads;
-    b.split = b.count > 1 && threads > 1 && (small || 8 * per_thread * threads <= 9 * b.count);
+    b.split = split_batch_among_threads(h, b.count, m, n, k, level3_small_problem);
     if (order == Order::row_major) {
       // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands.
       std::swap(b.a, b.b), std::swap(b.stride_a, b.stride_b), std::swap(b.a_array, b.b_array);

@@ -30,6 +30,70 @@ static inline tile::BlockSizes with_tuning_overrides(tile::BlockSizes b, int mr,
   return b;
 }
 
+// The batch helpers below are compiled in every kernels_<isa>.cpp: the inline namespace named
+// after the ISA keeps the copies apart (an AVX-512 one must not serve the portable path).
+inline namespace STRATA_KERNEL_ISA {
+
+// Entry i of a batch call (GemmCall::batch): its operands at a + i * stride_a, b + i * stride_b
+// (in elements of their stored types SA, SB) and C at c + i * stride_c, or at a_array[i],
+// b_array[i], c_array[i] where those are given.
+template <class SA, class SB, class T>
+struct BatchEntries {
+  const GemmCall<T>& call;
+  const SA* a(int64_t i) const {
+    return call.a_array ? static_cast<const SA*>(call.a_array[i]) : static_cast<const SA*>(call.a) + i * call.stride_a;
+  }
+  const SB* b(int64_t i) const {
+    return call.b_array ? static_cast<const SB*>(call.b_array[i]) : static_cast<const SB*>(call.b) + i * call.stride_b;
+  }
+  T* c(int64_t i) const { return call.c_array ? call.c_array[i] : call.c + i * call.stride_c; }
+};
+
+// range(lo, hi, threads) over a batch's entries: divided among the call's threads, each entry
+// run on one (split_batch), or all in one range, each entry with every thread.
+template <class T, class Range>
+void for_batch_ranges(const GemmCall<T>& c, Range&& range) {
+  if (c.split_batch && c.threads > 1)
+    parallel_for(c.batch, c.threads, [&](int64_t lo, int64_t hi, int) { range(lo, hi, 1); });
+  else
+    range(0, c.batch, c.threads);
+}
+
+// What a kernel keeps configured on a thread across its calls there (AMX's tiles), or nothing.
+struct NoThreadState {};
+template <class Kernel>
+struct ThreadStateOf {
+  using type = NoThreadState;
+};
+template <class Kernel>
+  requires requires { typename Kernel::ThreadState; }
+struct ThreadStateOf<Kernel> {
+  using type = typename Kernel::ThreadState;
+};
+
+// A batch call run as single-product calls run_one(entry), each thread holding a Hold over its
+// range of entries (AMX: the tiles configured once per range, not once per entry).
+template <class SA, class SB, class Hold = NoThreadState, class T, class RunOne>
+void run_batch_as_calls(const GemmCall<T>& c, RunOne&& run_one) {
+  const BatchEntries<SA, SB, T> at{c};
+  for_batch_ranges(c, [&](int64_t lo, int64_t hi, int threads) {
+    [[maybe_unused]] Hold hold;
+    GemmCall<T> e = c;
+    e.batch = 1, e.a_array = nullptr, e.b_array = nullptr, e.c_array = nullptr, e.threads = threads;
+    for (int64_t i = lo; i < hi; ++i) {
+      e.a = at.a(i), e.b = at.b(i), e.c = at.c(i), e.route = i == 0 ? c.route : nullptr;
+      run_one(e);
+    }
+  });
+}
+
+template <class T>
+bool is_batch(const GemmCall<T>& c) {
+  return c.batch != 1 || c.c_array;
+}
+
+}  // namespace STRATA_KERNEL_ISA
+
 template <class Kernel>
 struct KernelInstance {
   using T = typename Kernel::T;
@@ -65,7 +129,7 @@ struct KernelInstance {
         tile::gemm<Kernel, tile::EpilogueProgram<T>, SA, SB>(e, threads, blocks(), program, policy, route);
       }
     };
-    if (c.batch == 1 && !c.c_array) return one(g, c.threads, c.route);
+    if (!is_batch(c)) return one(g, c.threads, c.route);
     run_batch(c, g, one);
   }
 
@@ -74,39 +138,29 @@ struct KernelInstance {
   // entries of a large batch of small products come from L3 or memory.
   template <class SA, class SB, class One>
   static void run_batch(const GemmCall<T>& c, const tile::GemmArgs<T, SA, SB>& g, One&& one) {
-    auto a_of = [&](int64_t i) {
-      return c.a_array ? static_cast<const SA*>(c.a_array[i]) : static_cast<const SA*>(c.a) + i * c.stride_a;
-    };
-    auto b_of = [&](int64_t i) {
-      return c.b_array ? static_cast<const SB*>(c.b_array[i]) : static_cast<const SB*>(c.b) + i * c.stride_b;
-    };
-    auto c_of = [&](int64_t i) { return c.c_array ? c.c_array[i] : c.c + i * c.stride_c; };
+    const BatchEntries<SA, SB, T> at{c};
     // Worth its k-loop instructions only for batches beyond half the L3 (it is shared) and
     // entries of 8 KB or more: 16^3 entries' k steps are few FMAs (0.78-0.83x with the fetch),
     // f32 32^3 x 1000 (12 MB, L3) 0.97x.
     const int64_t entry_bytes =
         c.m * c.k * int64_t(sizeof(SA)) + c.k * c.n * int64_t(sizeof(SB)) + c.m * c.n * int64_t(sizeof(T));
     const bool fetch = entry_bytes >= 8192 && entry_bytes * c.batch > int64_t(cpu_features().l3_bytes / 2);
-    auto range = [&](int64_t lo, int64_t hi, int threads) {
+    for_batch_ranges(c, [&](int64_t lo, int64_t hi, int threads) {
       tile::GemmArgs<T, SA, SB> e = g;
       for (int64_t i = lo; i < hi; ++i) {
-        e.a.data = a_of(i), e.b.data = b_of(i), e.c = c_of(i);
+        e.a.data = at.a(i), e.b.data = at.b(i), e.c = at.c(i);
         std::optional<tile::FetchAhead> ahead;  // built only where it is used
         e.fetch_ahead = nullptr;
         if (fetch && i + 1 < hi) {
           ahead.emplace();
-          ahead->add(tile::MatrixView<SA>{a_of(i + 1), g.a.rs, g.a.cs}, c.m, c.k);
-          ahead->add(tile::MatrixView<SB>{b_of(i + 1), g.b.rs, g.b.cs}, c.k, c.n);
-          ahead->add(tile::MatrixView<T>{c_of(i + 1), 1, c.ldc}, c.m, c.n, true);
+          ahead->add(tile::MatrixView<SA>{at.a(i + 1), g.a.rs, g.a.cs}, c.m, c.k);
+          ahead->add(tile::MatrixView<SB>{at.b(i + 1), g.b.rs, g.b.cs}, c.k, c.n);
+          ahead->add(tile::MatrixView<T>{at.c(i + 1), 1, c.ldc}, c.m, c.n, true);
           e.fetch_ahead = &*ahead;
         }
         one(e, threads, i == 0 ? c.route : nullptr);
       }
-    };
-    if (c.split_batch && c.threads > 1)
-      parallel_for(c.batch, c.threads, [&](int64_t lo, int64_t hi, int) { range(lo, hi, 1); });
-    else
-      range(0, c.batch, c.threads);
+    });
   }
 
   static void run(const GemmCall<T>& c) {
@@ -195,8 +249,14 @@ struct Int8KernelInstance {
     run_on<Kernel, Operand>(c, Operand<SA>{{static_cast<const SA*>(c.a), c.a_rs, c.a_cs}}, bs);
   }
 
-  // Requires m, n, k > 0 (gemm_ex handles the quick returns).
+  // Requires m, n, k > 0 (gemm_ex handles the quick returns). A batch's entries each choose
+  // their kernel (the 7-bit scan looks at each entry's A).
   static void run(const GemmCall<int32_t>& c) {
+    if (is_batch(c)) return run_batch_as_calls<uint8_t, int8_t>(c, run_one);
+    run_one(c);
+  }
+
+  static void run_one(const GemmCall<int32_t>& c) {
     if constexpr (!std::is_void_v<QuadKernel>) {
       if (c.a_type == DType::u8 && (quads_for_any_u8() || seven_bit(c))) {
         if (verbose(1))
@@ -278,6 +338,12 @@ struct Bf16KernelInstance {
 
   // Requires a_type == b_type == bf16 and m, n, k > 0 (gemm_ex checks and returns early).
   static void run(const GemmCall<float>& c) {
+    using Hold = typename ThreadStateOf<Kernel>::type;
+    if (is_batch(c)) return run_batch_as_calls<bf16, bf16, Hold>(c, run_one);
+    run_one(c);
+  }
+
+  static void run_one(const GemmCall<float>& c) {
     const AOperand a{{static_cast<const bf16*>(c.a), c.a_rs, c.a_cs}};
     const BOperand b{tile::MatrixView<bf16>{static_cast<const bf16*>(c.b), c.b_rs, c.b_cs}.transposed()};
     tile::gemm_operands<Kernel>(c.m, c.n, c.k, c.alpha, a, b, c.beta, c.c, c.ldc, c.threads, blocks(),

@@ -36,14 +36,19 @@ struct Int8AmxInstance {
                                                     blocks(), tile::NoEpilogue{}, tile::PackPolicy{});
   }
 
+  static void run_one(const GemmCall<int32_t>& c) {
+    if (c.a_type == DType::u8) run_typed<uint8_t>(c);
+    else run_typed<int8_t>(c);
+  }
+
   // Requires m, n, k > 0 (gemm_ex handles the quick returns). Products below 2^17 multiply-adds
   // (about 50^3) run on the VNNI kernel: a 32^3 one padded to a 32 x 32 x 64 tile pass, with
   // the tile configuration per call, took 0.80x of it in-process (64^3 on AMX 1.44x).
   static void run(const GemmCall<int32_t>& c) {
     static const GemmKernel<int32_t> vnni = gemm_i8_avx512_vnni();
     if (c.m * c.n * c.k < (int64_t(1) << 17)) return vnni.run(c);
-    if (c.a_type == DType::u8) run_typed<uint8_t>(c);
-    else run_typed<int8_t>(c);
+    if (is_batch(c)) return run_batch_as_calls<uint8_t, int8_t, tile::AmxTiles>(c, run_one);
+    run_one(c);
   }
 
   static GemmKernel<int32_t> entry() {
