@@ -13,6 +13,9 @@
 #include <random>
 #include <vector>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "strata/blas/gemm_ex.hpp"
 #include "strata/blas/level3.hpp"
 #include "strata/core/cpu.hpp"
@@ -96,7 +99,8 @@ TEST(GemmEx, Bf16NativeKernelIsAccurateAndDeterministic) {
     for (Op tb : {Op::N, Op::T})
       for (auto [m, n, k] : {std::tuple{37, 23, 51}, std::tuple{200, 9, 300}, std::tuple{5, 300, 17},
                              std::tuple{64, 48, 2001}, std::tuple{1, 1, 1}, std::tuple{33, 13, 2},
-                             std::tuple{96, 25, 16}, std::tuple{70, 130, 33}}) {
+                             std::tuple{96, 25, 16}, std::tuple{70, 130, 33}, std::tuple{20, 70, 45},
+                             std::tuple{32, 64, 96}}) {
         std::mt19937 rng(7);
         std::uniform_real_distribution<float> d(-2, 2);
         std::vector<bf16> A(size_t(m * k)), B(size_t(k * n));
@@ -178,13 +182,15 @@ TEST(GemmEx, Bf16NativeKernelFlushesSubnormalInputsAndKeepsInfinities) {
 // only the operands' own values may reach C. A packer stepping between columns by the row
 // count instead of the leading dimension, or filling a half pair slot (odd depth) from past k,
 // puts NaN or wrong values in C (the second checked: this test then fails). Every op pair, odd
-// depths, partial 16-row groups and 12-column panels.
+// depths, partial 16-row groups and 12-column panels; on AMX, products of at most 32 rows read B
+// in place (a depth group past k, or a column past n, would bring NaN in).
 TEST(GemmEx, Bf16NativeKernelReadsOnlyTheOperandInsideLargerMatrices) {
   if (!isa_supported(Isa::avx512) || !native_bf16(Isa::avx512)) GTEST_SKIP() << "no AVX512_BF16 kernel here";
   const bf16 nan = bf16(std::numeric_limits<float>::quiet_NaN());
   for (Op ta : {Op::N, Op::T})
     for (Op tb : {Op::N, Op::T})
-      for (auto [m, n, k] : {std::tuple{37, 23, 51}, std::tuple{5, 14, 34}, std::tuple{70, 9, 17}}) {
+      for (auto [m, n, k] : {std::tuple{37, 23, 51}, std::tuple{5, 14, 34}, std::tuple{70, 9, 17},
+                             std::tuple{20, 70, 45}, std::tuple{32, 64, 96}}) {
         const index_t a_rows = ta == Op::N ? m : k, a_cols = ta == Op::N ? k : m;
         const index_t b_rows = tb == Op::N ? k : n, b_cols = tb == Op::N ? n : k;
         const index_t lda = a_rows + 7, ldb = b_rows + 5;
@@ -211,6 +217,43 @@ TEST(GemmEx, Bf16NativeKernelReadsOnlyTheOperandInsideLargerMatrices) {
       }
 }
 
+// B's last byte is the last of a page whose successor is inaccessible: a read past B (a masked
+// load done wide, a depth group or a column past the operand read in place, as AMX's few-row
+// products do) faults. Every ISA path, both op(B), bf16 and int8, depths and column counts
+// that leave partial groups and panels.
+TEST(GemmEx, KernelsReadNothingPastTheEndOfB) {
+  const long page = sysconf(_SC_PAGESIZE);
+  const size_t bytes = size_t(page) * 64;
+  void* region = mmap(nullptr, bytes + size_t(page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(region, MAP_FAILED);
+  ASSERT_EQ(mprotect(static_cast<char*>(region) + bytes, size_t(page), PROT_NONE), 0);
+  char* end = static_cast<char*>(region) + bytes;
+  for (Isa isa : {Isa::generic, Isa::avx2, Isa::avx512}) {
+    if (!isa_supported(isa)) continue;
+    Handle h;
+    h.set_isa(isa);
+    for (Op tb : {Op::N, Op::T})
+      for (auto [m, n, k] : {std::tuple{20, 70, 45}, std::tuple{5, 300, 17}, std::tuple{32, 64, 96},
+                             std::tuple{20, 70, 200}, std::tuple{32, 40, 201}}) {
+        const index_t ldb = tb == Op::N ? k : n;
+        std::vector<float> C(size_t(m * n));
+        std::vector<bf16> A(size_t(m * k), bf16(1.0f));
+        bf16* B = reinterpret_cast<bf16*>(end) - k * n;
+        std::fill(B, B + k * n, bf16(0.5f));
+        gemm_ex(h, Op::N, tb, m, n, k, 1.0f, A.data(), DType::bf16, m, B, DType::bf16, ldb, 0.0f, C.data(), m);
+        EXPECT_EQ(C.back(), 0.5f * float(k)) << "bf16 " << m << "x" << n << "x" << k << " isa=" << isa_name(isa);
+        std::vector<int32_t> Ci(size_t(m * n));
+        std::vector<uint8_t> Au(size_t(m * k), 3);
+        int8_t* Bi = reinterpret_cast<int8_t*>(end) - k * n;
+        std::fill(Bi, Bi + k * n, int8_t(-2));
+        gemm_ex(h, Op::N, tb, m, n, k, int32_t(1), Au.data(), DType::u8, m, Bi, DType::i8, ldb, int32_t(0), Ci.data(),
+                m);
+        EXPECT_EQ(Ci.back(), -6 * k) << "u8 " << m << "x" << n << "x" << k << " isa=" << isa_name(isa);
+      }
+  }
+  munmap(region, bytes + size_t(page));
+}
+
 TEST(GemmEx, F16EqualsF32OfWidenedInputs) { check_narrow<f16>(DType::f16); }
 
 template <class A>
@@ -221,7 +264,8 @@ void check_integer(DType a_type, A lo, A hi) {
       for (Op ta : {Op::N, Op::T})
         for (Op tb : {Op::N, Op::T})
           for (auto [m, n, k] :
-               {std::tuple{17, 9, 1100}, std::tuple{40, 33, 513}, std::tuple{3, 70, 5}, std::tuple{64, 50, 67}}) {
+               {std::tuple{17, 9, 1100}, std::tuple{40, 33, 513}, std::tuple{3, 70, 5}, std::tuple{64, 50, 67},
+                std::tuple{32, 40, 200}}) {
             std::mt19937 rng(9);
             std::vector<A> Av(size_t(m * k));
             std::vector<int8_t> Bv(size_t(k * n));
@@ -290,9 +334,12 @@ TEST(GemmEx, IntegerKernelsReadOnlyTheOperandInsideLargerMatrices) {
     for (DType a_type : {DType::u8, DType::i8})
       for (Op ta : {Op::N, Op::T})
         for (Op tb : {Op::N, Op::T})
-          // (The last two are large enough for the AMX kernel where there is one.)
+          // (From the fourth on large enough for the AMX kernel where there is one; the last two
+          // have at most 32 rows, so it reads B in place, a depth group or column past B's own
+          // bringing the gaps' values in.)
           for (auto [m, n, k] : {std::tuple{37, 23, 71}, std::tuple{5, 14, 34}, std::tuple{70, 9, 130},
-                                 std::tuple{70, 45, 130}, std::tuple{33, 37, 201}}) {
+                                 std::tuple{70, 45, 130}, std::tuple{33, 37, 201}, std::tuple{20, 70, 200},
+                                 std::tuple{32, 64, 128}}) {
             const index_t a_rows = ta == Op::N ? m : k, a_cols = ta == Op::N ? k : m;
             const index_t b_rows = tb == Op::N ? k : n, b_cols = tb == Op::N ? n : k;
             const index_t lda = a_rows + 7, ldb = b_rows + 5;

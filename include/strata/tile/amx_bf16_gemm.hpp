@@ -119,19 +119,23 @@ struct MicroKernelBf16Amx {
   static constexpr const char* description = "AMX tiles of bf16 pairs, f32 accumulators";
   using ThreadState = AmxTiles;
   static constexpr int64_t packed_depth(int64_t kc) { return amx_bf16_slots(kc); }
+  static constexpr int value_bytes = 2;                // of one depth value of op(B)
+  static constexpr bool pairs_earlier_high = true;     // the packers' slot order
+
+  // The four tile products of a depth group (tiles 0-3 += 4/5 x 6/7) and one buffered element.
+  [[gnu::always_inline]] static void products() {
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_dpbf16ps(1, 4, 7);
+    _tile_dpbf16ps(2, 5, 6);
+    _tile_dpbf16ps(3, 5, 7);
+  }
+  static float combine(float alpha, float beta, float acc, float old) { return alpha * acc + beta * old; }
 
   // a: op(A)'s packed panel; b: op(B)'s. The strides the mainloop passes are its own panels'.
   static void run(int64_t kc, const float* a, int64_t, const float* b, int64_t, int64_t, float* c, int64_t ldc,
                   float alpha, float beta) {
-    amx_run_tile(
-        amx_bf16_slots(kc) / 16, a, b, c, ldc, alpha, beta,
-        [] {
-          _tile_dpbf16ps(0, 4, 6);
-          _tile_dpbf16ps(1, 4, 7);
-          _tile_dpbf16ps(2, 5, 6);
-          _tile_dpbf16ps(3, 5, 7);
-        },
-        [&](float acc, float old) { return alpha * acc + beta * old; });
+    amx_run_tile(amx_bf16_slots(kc) / 16, a, AmxPackedB{reinterpret_cast<const char*>(b)}, c, ldc, alpha, beta,
+                 [] { products(); }, [&](float acc, float old) { return combine(alpha, beta, acc, old); });
   }
 };
 

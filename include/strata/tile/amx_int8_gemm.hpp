@@ -109,27 +109,31 @@ struct MicroKernelI8Amx {
   static constexpr int mr = 32, nr = 32;
   using ThreadState = AmxTiles;
   static constexpr int64_t packed_depth(int64_t kc) { return amx_quad_slots(kc); }
+  static constexpr int value_bytes = 1;                // of one depth value of op(B)
+  static constexpr bool pairs_earlier_high = false;    // quads: the earliest in the lowest byte
+
+  // Signed B bytes (tiles 4, 5) times A's, unsigned or signed (tiles 6, 7).
+  [[gnu::always_inline]] static void products() {
+    if constexpr (std::is_same_v<SA, uint8_t>) {
+      _tile_dpbsud(0, 4, 6);
+      _tile_dpbsud(1, 4, 7);
+      _tile_dpbsud(2, 5, 6);
+      _tile_dpbsud(3, 5, 7);
+    } else {
+      _tile_dpbssd(0, 4, 6);
+      _tile_dpbssd(1, 4, 7);
+      _tile_dpbssd(2, 5, 6);
+      _tile_dpbssd(3, 5, 7);
+    }
+  }
+  static int32_t combine(int32_t alpha, int32_t beta, int32_t acc, int32_t old) {
+    return int32_t(uint32_t(alpha) * uint32_t(acc) + uint32_t(beta) * uint32_t(old));
+  }
 
   static void run(int64_t kc, const int32_t* a, int64_t, const int32_t* b, int64_t, int64_t, int32_t* c, int64_t ldc,
                   int32_t alpha, int32_t beta) {
-    auto combine = [&](int32_t acc, int32_t old) {
-      return int32_t(uint32_t(alpha) * uint32_t(acc) + uint32_t(beta) * uint32_t(old));
-    };
-    // Signed B bytes (tiles 4, 5) times A's, unsigned or signed (tiles 6, 7).
-    auto products = [] {
-      if constexpr (std::is_same_v<SA, uint8_t>) {
-        _tile_dpbsud(0, 4, 6);
-        _tile_dpbsud(1, 4, 7);
-        _tile_dpbsud(2, 5, 6);
-        _tile_dpbsud(3, 5, 7);
-      } else {
-        _tile_dpbssd(0, 4, 6);
-        _tile_dpbssd(1, 4, 7);
-        _tile_dpbssd(2, 5, 6);
-        _tile_dpbssd(3, 5, 7);
-      }
-    };
-    amx_run_tile(amx_quad_slots(kc) / 16, a, b, c, ldc, alpha, beta, products, combine);
+    amx_run_tile(amx_quad_slots(kc) / 16, a, AmxPackedB{reinterpret_cast<const char*>(b)}, c, ldc, alpha, beta,
+                 [] { products(); }, [&](int32_t acc, int32_t old) { return combine(alpha, beta, acc, old); });
   }
 };
 

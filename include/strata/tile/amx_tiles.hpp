@@ -84,13 +84,27 @@ struct AmxNextC {
   }
 };
 
+// Where a depth group's op(B) tiles lie: rows of 64 bytes (one column's group each) `stride`
+// bytes apart, the second tile's 16 rows after the first's.
+struct AmxBGroup {
+  const char* rows;
+  int64_t stride;
+};
+
+// op(B) as the mainloop packs it: 2 KB a group, rows adjacent.
+struct AmxPackedB {
+  const char* panel;
+  [[gnu::always_inline]] AmxBGroup operator()(int64_t g) const { return {panel + 2048 * g, 64}; }
+};
+
 // One 32 x 32 tile of C (f32 or s32, ldc in elements): C = alpha * sum + beta * C (beta 0 never
-// reads C), the sum over `groups` depth groups of packed panels of 32-bit slots, 2 KB a group
-// each: a (op(A), AMX's second operand) 16 slot rows of 32 rows, b (op(B), the first) 32
-// columns of 16 slots. products() issues the four tile products (tiles 0-3 += 4/5 x 6/7);
-// combine(acc, c) gives one element of the buffered result (the integer one wraps around).
-template <class T, class Products, class Combine>
-[[gnu::always_inline]] inline void amx_run_tile(int64_t groups, const void* a, const void* b, T* c, int64_t ldc,
+// reads C), the sum over `groups` depth groups of 32-bit slots: a (op(A), AMX's second operand)
+// a packed panel, 2 KB a group, 16 slot rows of 32 rows; b_group(g) (op(B), the first) where
+// group g's 32 columns of 16 slots lie (AmxPackedB, or op(B) in place: amx_stream_b.hpp).
+// products() issues the four tile products (tiles 0-3 += 4/5 x 6/7); combine(acc, c) gives one
+// element of the buffered result (the integer one wraps around).
+template <class T, class BGroups, class Products, class Combine>
+[[gnu::always_inline]] inline void amx_run_tile(int64_t groups, const void* a, BGroups&& b_group, T* c, int64_t ldc,
                                                 T alpha, T beta, Products&& products, Combine&& combine) {
   const int64_t stride = ldc * int64_t(sizeof(T));
   const bool direct = amx_c_direct(alpha, beta);
@@ -107,11 +121,11 @@ template <class T, class Products, class Combine>
   }
   const AmxNextC next{reinterpret_cast<const char*>(c + 32), stride, groups >= 4 ? (64 + groups - 1) / groups : 0};
   const char* ag = static_cast<const char*>(a);
-  const char* bg = static_cast<const char*>(b);
-  for (int64_t g = 0; g < groups; ++g, ag += 2048, bg += 2048) {
+  for (int64_t g = 0; g < groups; ++g, ag += 2048) {
     next.fetch(g);
-    _tile_loadd(4, bg, 64);
-    _tile_loadd(5, bg + 1024, 64);
+    const AmxBGroup bg = b_group(g);
+    _tile_loadd(4, bg.rows, bg.stride);
+    _tile_loadd(5, bg.rows + 16 * bg.stride, bg.stride);
     _tile_loadd(6, ag, 128);
     _tile_loadd(7, ag + 64, 128);
     products();

@@ -4,15 +4,36 @@
 #include "kernel_instance.hpp"
 #include "strata/tile/amx_bf16_gemm.hpp"
 #include "strata/tile/amx_int8_gemm.hpp"
+#include "strata/tile/amx_stream_b.hpp"
 
 namespace strata::blas::detail {
 
-GemmKernel<float> gemm_bf16_amx() {
-  return Bf16KernelInstance<tile::MicroKernelBf16Amx, tile::Bf16PairOperandOf<16>, tile::Bf16AmxColumnsOperand,
-                            32>::entry();
-}
-
 namespace {
+
+// bf16 on AMX: products of at most 32 rows with B not transposed read B in place
+// (tile/amx_stream_b.hpp), the others run the tiled engine with both operands packed.
+struct Bf16AmxInstance {
+  using Kernel = tile::MicroKernelBf16Amx;
+  using Tiled = Bf16KernelInstance<Kernel, tile::Bf16PairOperandOf<16>, tile::Bf16AmxColumnsOperand, 32>;
+
+  static void run_one(const GemmCall<float>& c) {
+    if (!tile::amx_stream_b_serves(c.m, c.b_rs)) return Tiled::run_one(c);
+    const tile::Bf16PairOperandOf<16> a{{static_cast<const bf16*>(c.a), c.a_rs, c.a_cs}};
+    tile::amx_gemm_stream_b<Kernel>(c.m, c.n, c.k, c.alpha, a, c.b, c.b_cs * 2, c.beta, c.c, c.ldc, c.threads);
+  }
+
+  // Requires m, n, k > 0 (gemm_ex checks and returns early).
+  static void run(const GemmCall<float>& c) {
+    if (is_batch(c)) return run_batch_as_calls<bf16, bf16, tile::AmxTiles>(c, run_one);
+    run_one(c);
+  }
+
+  static GemmKernel<float> entry() {
+    GemmKernel<float> k = Tiled::entry();
+    k.run = &run;
+    return k;
+  }
+};
 
 // The integer GEMM on AMX: A's bytes in quads as the tiles' second operand (unsigned or signed
 // as A is u8 or s8: no shift or range check needed), B's as the first. Blocks are derived for
@@ -30,6 +51,9 @@ struct Int8AmxInstance {
   template <class SA>
   static void run_typed(const GemmCall<int32_t>& c) {
     const tile::SlotOperand<SA, 4, 16> a{{static_cast<const SA*>(c.a), c.a_rs, c.a_cs}};
+    if (tile::amx_stream_b_serves(c.m, c.b_rs))  // B read in place (tile/amx_stream_b.hpp)
+      return tile::amx_gemm_stream_b<tile::MicroKernelI8Amx<SA>>(c.m, c.n, c.k, c.alpha, a, c.b, c.b_cs, c.beta, c.c,
+                                                                 c.ldc, c.threads);
     const tile::Int8AmxColumnsOperand b{
         tile::MatrixView<int8_t>{static_cast<const int8_t*>(c.b), c.b_rs, c.b_cs}.transposed()};
     tile::gemm_operands<tile::MicroKernelI8Amx<SA>>(c.m, c.n, c.k, c.alpha, a, b, c.beta, c.c, c.ldc, c.threads,
@@ -65,6 +89,7 @@ struct Int8AmxInstance {
 
 }  // namespace
 
+GemmKernel<float> gemm_bf16_amx() { return Bf16AmxInstance::entry(); }
 GemmKernel<int32_t> gemm_i8_amx() { return Int8AmxInstance::entry(); }
 
 }  // namespace strata::blas::detail
