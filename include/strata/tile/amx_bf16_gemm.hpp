@@ -121,6 +121,13 @@ struct MicroKernelBf16Amx {
   static constexpr int64_t packed_depth(int64_t kc) { return amx_bf16_slots(kc); }
   static constexpr int value_bytes = 2;                // of one depth value of op(B)
   static constexpr bool pairs_earlier_high = true;     // the packers' slot order
+  // Whether B (b_bytes of it) is read in place (amx_stream_b.hpp) rather than packed. In-process
+  // against packing, 1 thread: m <= 32 2.4-2.9x (16 x 4096 x 4096, 32 x 1024 x 1024, 8 x 2048^2),
+  // 32^3 1.86x; m = 64 1.06-2.09x; m = 96-192 with 8 MB of B and more 1.20-1.66x, with 2 MB
+  // 0.97-1.03x; m = 256 0.87-1.01x.
+  static bool stream_b_pays(int64_t m, int64_t b_bytes) {
+    return m <= 64 || (m <= 192 && b_bytes >= (int64_t(4) << 20));
+  }
 
   // The four tile products of a depth group (tiles 0-3 += 4/5 x 6/7) and one buffered element.
   [[gnu::always_inline]] static void products() {

@@ -1,15 +1,16 @@
-// AMX products that read op(B) where it lies, for products of at most 32 rows (one row panel of
-// the 32 x 32 tile): each element of B then meets a single tile row, so packing it (the
-// mainloop's way) writes and reads a copy for nothing, and for a skinny product B is nearly
-// all of the data. It needs op(B) = B not transposed: each column's depth values adjacent,
+// AMX products that read op(B) where it lies, for products of few rows: with one row panel of
+// the 32 x 32 tile each element of B meets a single tile row, so packing it (the mainloop's way)
+// writes and reads a copy for nothing, and for a skinny product B is nearly all of the data;
+// with a few row panels, B's column panel is read again from L2 for each, which still beats
+// packing a large B. It needs op(B) = B not transposed: each column's depth values adjacent,
 // which is how AMX's first operand holds a row, in natural order (the earlier value in the
 // lower half or byte); op(A)'s panel is packed once and put in that order too.
 //
-// Each thread takes whole 32-column panels of C; a panel runs the whole depth in the tiles (no
-// k blocks: C is written once). A depth group whose 64 bytes per column lie inside B is loaded
-// from B (stride ldb); the depth's last, partial group and every group of a partial last panel
-// are staged first (masked copies, zeros past the depth and past n), so nothing outside B is
-// read and the padding is zero.
+// Each thread takes whole 32-column panels of C; a panel runs the whole depth in the tiles, row
+// panel after row panel (no k blocks: C is written once). A depth group whose 64 bytes per
+// column lie inside B is loaded from B (stride ldb); the depth's last, partial group and every
+// group of a partial last panel are staged first (masked copies, zeros past the depth and past
+// n), so nothing outside B is read and the padding is zero.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -23,8 +24,13 @@ STRATA_TILE_NS_BEGIN
 
 #if defined(__AMX_TILE__) && defined(__AVX512BW__)
 
-// Whether a product takes this route: one row panel, and op(B)'s depth values adjacent.
-inline bool amx_stream_b_serves(int64_t m, int64_t b_rs) { return m <= 32 && b_rs == 1; }
+// Whether a product takes this route: op(B)'s depth values adjacent, and few enough rows for
+// reading B once per 32-row panel (from memory, then L2) to beat packing it once: the kernel's
+// own rule (Kernel::stream_b_pays, from in-process measurements).
+template <class Kernel>
+bool amx_stream_b_serves(int64_t m, int64_t n, int64_t k, int64_t b_rs) {
+  return b_rs == 1 && Kernel::stream_b_pays(m, k * n * Kernel::value_bytes);
+}
 
 // Group g of columns [0, cols) of b (ldb_bytes apart), depth_bytes of each present, as the
 // mainloop's packed 2 KB group: masked 64-byte copies, zeros elsewhere.
@@ -68,7 +74,7 @@ void amx_stream_b_panel(int64_t m, int cols, int64_t depth_bytes, const char* a_
     }
 }
 
-// C = alpha * op(A) op(B) + beta * C for m <= 32 (amx_stream_b_serves): op(A) through `a`, the
+// C = alpha * op(A) op(B) + beta * C (amx_stream_b_serves): op(A) through `a`, the
 // kernel's A operand (packed here once, all of the depth); op(B)(p, j) the element at byte
 // p * Kernel::value_bytes + j * ldb_bytes of b. The column panels are divided among `threads`;
 // each C element's arithmetic is the same for any thread count.
@@ -77,11 +83,12 @@ void amx_gemm_stream_b(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha
                        int64_t ldb_bytes, typename Kernel::T beta, typename Kernel::T* c, int64_t ldc, int threads) {
   using T = typename Kernel::T;
   const int64_t slots = Kernel::packed_depth(k);  // per panel row: whole groups of 16
-  T* panel = static_cast<T*>(thread_pack_buffer(0).get(sizeof(T) * std::size_t(32 * slots)));
+  const int64_t rows = (m + 31) / 32 * 32;
+  T* panel = static_cast<T*>(thread_pack_buffer(0).get(sizeof(T) * std::size_t(rows * slots)));
   a.template pack<32>(0, m, 0, k, panel);
   if constexpr (Kernel::pairs_earlier_high) {  // to B's natural order
     auto* words = reinterpret_cast<__m512i*>(panel);
-    for (int64_t w = 0; w < 2 * slots; ++w)  // (masked: GCC 12's plain rotate reads an undefined vector)
+    for (int64_t w = 0; w < rows / 16 * slots; ++w)  // (masked: GCC 12's plain rotate reads an undefined vector)
       _mm512_storeu_si512(words + w, _mm512_maskz_rol_epi32(__mmask16(0xffff), _mm512_loadu_si512(words + w), 16));
   }
   const auto* a_panel = reinterpret_cast<const char*>(panel);
@@ -93,8 +100,10 @@ void amx_gemm_stream_b(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha
     AmxTiles tiles;
     for (int64_t p = lo; p < hi; ++p) {
       const int cols = int(std::min<int64_t>(32, n - 32 * p));
-      amx_stream_b_panel<Kernel>(m, cols, depth_bytes, a_panel, bytes + 32 * p * ldb_bytes, ldb_bytes, alpha, beta,
-                                 c + 32 * p * ldc, ldc);
+      for (int64_t r = 0; r < m; r += 32)
+        amx_stream_b_panel<Kernel>(std::min<int64_t>(32, m - r), cols, depth_bytes,
+                                   a_panel + r * slots * int64_t(sizeof(T)), bytes + 32 * p * ldb_bytes, ldb_bytes,
+                                   alpha, beta, c + r + 32 * p * ldc, ldc);
     }
   };
   if (parts == 1) run(0);

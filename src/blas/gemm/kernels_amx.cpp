@@ -10,14 +10,14 @@ namespace strata::blas::detail {
 
 namespace {
 
-// bf16 on AMX: products of at most 32 rows with B not transposed read B in place
-// (tile/amx_stream_b.hpp), the others run the tiled engine with both operands packed.
+// bf16 on AMX: products of few rows with B not transposed read B in place (tile/amx_stream_b.hpp,
+// the kernel's stream_b_pays), the others run the tiled engine with both operands packed.
 struct Bf16AmxInstance {
   using Kernel = tile::MicroKernelBf16Amx;
   using Tiled = Bf16KernelInstance<Kernel, tile::Bf16PairOperandOf<16>, tile::Bf16AmxColumnsOperand, 32>;
 
   static void run_one(const GemmCall<float>& c) {
-    if (!tile::amx_stream_b_serves(c.m, c.b_rs)) return Tiled::run_one(c);
+    if (!tile::amx_stream_b_serves<Kernel>(c.m, c.n, c.k, c.b_rs)) return Tiled::run_one(c);
     const tile::Bf16PairOperandOf<16> a{{static_cast<const bf16*>(c.a), c.a_rs, c.a_cs}};
     tile::amx_gemm_stream_b<Kernel>(c.m, c.n, c.k, c.alpha, a, c.b, c.b_cs * 2, c.beta, c.c, c.ldc, c.threads);
   }
@@ -51,7 +51,7 @@ struct Int8AmxInstance {
   template <class SA>
   static void run_typed(const GemmCall<int32_t>& c) {
     const tile::SlotOperand<SA, 4, 16> a{{static_cast<const SA*>(c.a), c.a_rs, c.a_cs}};
-    if (tile::amx_stream_b_serves(c.m, c.b_rs))  // B read in place (tile/amx_stream_b.hpp)
+    if (tile::amx_stream_b_serves<tile::MicroKernelI8Amx<SA>>(c.m, c.n, c.k, c.b_rs))  // B in place: amx_stream_b.hpp
       return tile::amx_gemm_stream_b<tile::MicroKernelI8Amx<SA>>(c.m, c.n, c.k, c.alpha, a, c.b, c.b_cs, c.beta, c.c,
                                                                  c.ldc, c.threads);
     const tile::Int8AmxColumnsOperand b{
