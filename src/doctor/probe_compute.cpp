@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "probes.hpp"
+#include "strata/core/cpu.hpp"
+#include "strata/core/env.hpp"
 #include "strata/core/peak.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/doctor/child_process.hpp"
@@ -251,6 +253,50 @@ void probe_gpu_compute(ProbeContext& ctx, LayerReport& L) {
   L.summary += measured ? "; " + std::to_string(measured) + " GPU(s) measured" : "; GPU not measured";
 }
 
+// This machine's AMX tiles: CPUID, XCR0, the process's request for the tile data, the peaks.
+AmxState machine_amx(const PeakEstimate& peak) {
+  const CpuFeatures& f = cpu_features();
+  AmxState s;
+  s.present = f.amx_tile;
+  s.os_enables = f.os_saves_amx;
+  s.declined = env_int("STRATA_AMX", 1) == 0;
+  s.granted = amx_ready();
+  if (peak.amx) s.bf16_peak_gflops = peak.peak_gflops_bf16, s.bf16_loop_gflops = peak.measured_amx_gflops_bf16;
+  return s;
+}
+
+// AMX's line in the CPU finding, or, where the CPU has the tiles but this process cannot use
+// them, a warning of its own: bf16 and int8 GEMMs then run on AVX-512, many times slower.
+void report_amx(const AmxState& s, Finding& cpu, LayerReport& L) {
+  if (!s.present) return;
+  if (s.granted) {
+    const double share = s.bf16_peak_gflops > 0 ? s.bf16_loop_gflops / s.bf16_peak_gflops : 0;
+    cpu.evidence.push_back("AMX tiles usable (the kernel granted this process the tile data): bf16 tile-product loop " +
+                           fmt(s.bf16_loop_gflops, "GFLOPS") + " of " + fmt(s.bf16_peak_gflops, "GFLOPS") +
+                           " per core (" + fmt(100 * share, "%") + "); gemm_ex runs bf16 and int8 on them");
+    return;
+  }
+  if (s.declined) {
+    cpu.evidence.push_back("AMX tiles present, declined by STRATA_AMX=0: bf16 and int8 GEMMs run on AVX-512");
+    return;
+  }
+  auto& fd = L.add(Verdict::warn, "CPU: AMX tiles present but not usable by this process: bf16 and int8 GEMMs fall back "
+                                  "to AVX-512 (one tile product does 16 AVX-512 FMAs' work)");
+  fd.evidence.push_back("CPUID reports AMX-TILE");
+  if (!s.os_enables) {
+    fd.evidence.push_back("XCR0 does not enable the tile state (bits 17-18): the kernel has not turned AMX on");
+    fd.cause = "The operating system did not enable AMX's tile state: Linux before 5.16 has no AMX support, and a VM "
+               "sees it only where the hypervisor passes AMX through.";
+    fd.fixes = {"uname -r (AMX needs Linux 5.16 or later)",
+                "In a VM: a host and instance type that expose AMX to guests (KVM: host Linux 5.17 or later)"};
+  } else {
+    fd.evidence.push_back("XCR0 enables the tile state, but arch_prctl(ARCH_REQ_XCOMP_PERM, XTILEDATA) was refused");
+    fd.cause = "The kernel supports AMX but refused this process the tile data: a seccomp filter that blocks "
+               "arch_prctl (some container runtimes), or an alternate signal stack too small for the 8 KB tile state.";
+    fd.fixes = {"Run with a seccomp profile that allows arch_prctl", "sudo dmesg | grep -i -e amx -e xstate"};
+  }
+}
+
 }  // namespace
 
 LayerReport probe_compute(ProbeContext& ctx) {
@@ -259,12 +305,14 @@ LayerReport probe_compute(ProbeContext& ctx) {
   const int threads = ctx.opt.threads > 0 ? ctx.opt.threads : strata::default_num_threads();
   const PeakEstimate& peak = strata::measure_peak();
   const double theoretical = peak.peak_gflops_f32 * threads;
+  const AmxState amx = ctx.opt.amx ? *ctx.opt.amx : machine_amx(peak);
   if (!ctx.opt.cpu_gemm) {
     auto& fd = L.add(Verdict::not_applicable, "CPU: theoretical " + fmt(theoretical, "GFLOPS") + " f32 (" +
                                                    std::to_string(threads) + " threads); achieved not measured: " +
                                                    ctx.opt.cpu_gemm_missing_reason);
     fd.evidence.push_back("peak = " + std::to_string(peak.f32_lanes) + " lanes x 2 x " + fmt(peak.fma_ports, "FMA ports") +
                           " x " + fmt(peak.clock_ghz, "GHz") + " per core");
+    report_amx(amx, fd, L);
   } else {
     double achieved = ctx.opt.cpu_gemm(threads);
     double ratio = theoretical > 0 ? achieved / theoretical : 0;
@@ -288,6 +336,7 @@ LayerReport probe_compute(ProbeContext& ctx) {
                                 "shared host cores), other processes may run on them, or memory bandwidth limits");
       }
     }
+    report_amx(amx, fd, L);
   }
 
   L.summary = "CPU" + std::string(ctx.opt.cpu_gemm ? " measured" : " peak only");

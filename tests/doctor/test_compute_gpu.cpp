@@ -325,3 +325,68 @@ TEST(DoctorComputeGpu, NoGpuOrNoCublasIsNotApplicableWithTheReason) {
         << dump(r);
   }
 }
+
+// The CPU half of layer 8 on AMX machines (the state given, not read from this CPU): usable or
+// declined tiles are a line of the CPU finding and leave the verdict alone; tiles the process
+// cannot use are a warning whose cause tells the kernel that never enabled them from the
+// process that was refused them.
+TEST(DoctorComputeCpu, AmxStateIsReportedWithItsCause) {
+  auto run_with = [](const AmxState& s) {
+    FixtureTree t;
+    t.pci_other("0000:00:00.0");
+    DoctorOptions o = compute_options();
+    o.amx = s;
+    return run(t, {}, o);
+  };
+  auto cpu_evidence = [](const Report& r) {
+    const Finding* cpu = find_text(r, "CPU: theoretical");
+    std::string all;
+    if (cpu)
+      for (const auto& e : cpu->evidence) all += e + "\n";
+    return all;
+  };
+  {  // No AMX: nothing said.
+    Report r = run_with(AmxState{});
+    EXPECT_EQ(cpu_evidence(r).find("AMX"), std::string::npos) << dump(r);
+    EXPECT_EQ(layer(r, Layer::compute).verdict, Verdict::not_applicable) << dump(r);
+  }
+  {  // Granted: the tile loop against its theory, in the CPU finding.
+    AmxState s;
+    s.present = s.os_enables = s.granted = true;
+    s.bf16_peak_gflops = 2800, s.bf16_loop_gflops = 2100;
+    Report r = run_with(s);
+    EXPECT_NE(cpu_evidence(r).find("AMX tiles usable (the kernel granted this process the tile data): bf16 tile-product "
+                                   "loop 2100.0 GFLOPS of 2800.0 GFLOPS per core (75.0 %)"),
+              std::string::npos)
+        << dump(r);
+    EXPECT_EQ(layer(r, Layer::compute).verdict, Verdict::not_applicable) << dump(r);
+  }
+  {  // Declined by the user.
+    AmxState s;
+    s.present = s.os_enables = s.declined = true;
+    Report r = run_with(s);
+    EXPECT_NE(cpu_evidence(r).find("declined by STRATA_AMX=0"), std::string::npos) << dump(r);
+    EXPECT_EQ(layer(r, Layer::compute).verdict, Verdict::not_applicable) << dump(r);
+  }
+  {  // The kernel never enabled the tile state (old kernel, or a VM without AMX passed through).
+    AmxState s;
+    s.present = true;
+    Report r = run_with(s);
+    const Finding* w = find_text(r, "CPU: AMX tiles present but not usable by this process");
+    ASSERT_NE(w, nullptr) << dump(r);
+    EXPECT_EQ(w->verdict, Verdict::warn);
+    EXPECT_NE(w->cause.find("Linux before 5.16"), std::string::npos) << w->cause;
+    EXPECT_NE(w->evidence.back().find("XCR0 does not enable the tile state"), std::string::npos);
+    EXPECT_FALSE(w->fixes.empty());
+    EXPECT_EQ(layer(r, Layer::compute).verdict, Verdict::warn) << dump(r);
+  }
+  {  // Enabled, but this process was refused the tile data.
+    AmxState s;
+    s.present = s.os_enables = true;
+    Report r = run_with(s);
+    const Finding* w = find_text(r, "CPU: AMX tiles present but not usable by this process");
+    ASSERT_NE(w, nullptr) << dump(r);
+    EXPECT_NE(w->cause.find("refused this process the tile data"), std::string::npos) << w->cause;
+    EXPECT_NE(w->evidence.back().find("arch_prctl(ARCH_REQ_XCOMP_PERM, XTILEDATA) was refused"), std::string::npos);
+  }
+}

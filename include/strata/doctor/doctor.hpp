@@ -4,6 +4,7 @@
 // dlopen'ed inside child processes (the strata binary re-executed in a helper mode).
 #pragma once
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,16 @@ namespace strata::doctor {
 // Achieved GFLOPS of a single-precision GEMM using `threads` threads; supplied by the caller
 // (the CLI times strata::blas::gemm) so the doctor library does not depend on strata_blas.
 using GemmBenchmark = std::function<double(int threads)>;
+
+// The CPU's AMX tiles as the compute layer sees them (read from this machine unless a caller,
+// a test, gives its own).
+struct AmxState {
+  bool present = false;     // CPUID: AMX-TILE
+  bool os_enables = false;  // XCR0 holds the tile state: the kernel (and hypervisor) turned it on
+  bool declined = false;    // STRATA_AMX=0
+  bool granted = false;     // the kernel gave this process the tile data (arch_prctl)
+  double bf16_peak_gflops = 0, bf16_loop_gflops = 0;  // per core: theory, and the tile-product loop
+};
 
 struct DoctorOptions {
   // The executable that implements the child helper modes (`strata doctor --child ...`);
@@ -33,6 +44,7 @@ struct DoctorOptions {
   GemmBenchmark cpu_gemm;            // empty: "not applicable: strata_blas not built"
   std::string cpu_gemm_missing_reason = "strata_blas not built";
   int threads = 0;                   // 0: strata's default thread count
+  std::optional<AmxState> amx;       // empty: this machine's
 };
 
 Report run_doctor(const SystemView& sys, const DoctorOptions& options);
