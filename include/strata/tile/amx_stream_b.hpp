@@ -94,7 +94,10 @@ void amx_gemm_stream_b(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha
   const auto* a_panel = reinterpret_cast<const char*>(panel);
   const auto* bytes = static_cast<const char*>(b);
   const int64_t panels = (n + 31) / 32, depth_bytes = k * Kernel::value_bytes;
-  const int parts = int(std::clamp<int64_t>(threads, 1, panels));
+  // A thread per 4M multiply-adds at least (a few microseconds of tiles): waking a second one
+  // for less costs more than it saves (bf16 64^3 on 2 threads ran at a quarter of 1 thread's rate).
+  const int64_t worth = std::max<int64_t>(1, m * n * k >> 22);
+  const int parts = int(std::clamp<int64_t>(std::min<int64_t>(threads, worth), 1, panels));
   auto run = [&](int part) {
     const int64_t lo = panels * part / parts, hi = panels * (part + 1) / parts;
     AmxTiles tiles;
