@@ -48,6 +48,8 @@ struct GemmCall {
   bool split_batch = false;
   // Filled, if given, with the way the engine ran the product (batch: the first entry), for traces.
   tile::GemmRoute* route = nullptr;
+  // An entry of a batch after the first: the kernel's choices are not traced again.
+  bool quiet = false;
 };
 
 // A call on these operands, the rest at its defaults. Member by member, not as a braced

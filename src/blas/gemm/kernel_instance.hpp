@@ -81,7 +81,7 @@ void run_batch_as_calls(const GemmCall<T>& c, RunOne&& run_one) {
     GemmCall<T> e = c;
     e.batch = 1, e.a_array = nullptr, e.b_array = nullptr, e.c_array = nullptr, e.threads = threads;
     for (int64_t i = lo; i < hi; ++i) {
-      e.a = at.a(i), e.b = at.b(i), e.c = at.c(i), e.route = i == 0 ? c.route : nullptr;
+      e.a = at.a(i), e.b = at.b(i), e.c = at.c(i), e.route = i == 0 ? c.route : nullptr, e.quiet = i > 0;
       run_one(e);
     }
   });
@@ -259,7 +259,7 @@ struct Int8KernelInstance {
   static void run_one(const GemmCall<int32_t>& c) {
     if constexpr (!std::is_void_v<QuadKernel>) {
       if (c.a_type == DType::u8 && (quads_for_any_u8() || seven_bit(c))) {
-        if (verbose(1))
+        if (verbose(1) && !c.quiet)
           verbose_write("blas", quads_for_any_u8() ? "gemm_ex: u8 A: byte-quad kernel (vpdpbusd, exact for every u8)"
                                                    : "gemm_ex: every A value < 128: byte-quad kernel (vpmaddubsw, exact)");
         return run_with<QuadKernel, tile::QuadOperand, uint8_t>(c, blocks<QuadKernel, 1>());
@@ -267,7 +267,7 @@ struct Int8KernelInstance {
       // Above depth 64: at 4096 x 4096 x 64 the correction pass over C cost as much as the
       // quads saved (1.17x on 1 thread, 0.96x on 2); at depth 96 1.41-1.56x, 128 1.59-1.71x.
       if (c.a_type == DType::i8 && quads_for_any_u8() && c.k > 64) {
-        if (verbose(1)) verbose_write("blas", "gemm_ex: s8 A shifted to u8 (+128): byte-quad kernel, B's column sums subtracted");
+        if (verbose(1) && !c.quiet) verbose_write("blas", "gemm_ex: s8 A shifted to u8 (+128): byte-quad kernel, B's column sums subtracted");
         return run_shifted(c);
       }
     }
