@@ -27,4 +27,12 @@ inline void check_ld(index_t ld, index_t rows, const char* name) {
   check_arg(ld >= std::max<index_t>(1, rows), name, "is smaller than the number of stored rows");
 }
 
+// A batch given as pointer arrays: the arrays themselves must exist when there are entries.
+inline void check_batch_arrays(index_t count, const void* a, const void* b, const void* c) {
+  if (count <= 0) return;
+  check_arg(a != nullptr, "A", "pointer array must not be null");
+  check_arg(b != nullptr, "B", "pointer array must not be null");
+  check_arg(c != nullptr, "C", "pointer array must not be null");
+}
+
 }  // namespace strata::blas::detail

@@ -78,11 +78,7 @@ template <class T>
 void gemm_batched(const Handle& h, Order order, Op transa, Op transb, index_t m, index_t n, index_t k, T alpha,
                   const T* const A[], index_t lda, const T* const B[], index_t ldb, T beta, T* const C[], index_t ldc,
                   index_t batch_count) {
-  if (batch_count > 0) {
-    check_arg(A != nullptr, "A", "pointer array must not be null");
-    check_arg(B != nullptr, "B", "pointer array must not be null");
-    check_arg(C != nullptr, "C", "pointer array must not be null");
-  }
+  check_batch_arrays(batch_count, A, B, C);
   GemmBatch<T> b;
   b.count = batch_count, b.a_array = A, b.b_array = B, b.c_array = C;
   run_batch<T>(h, order, transa, transb, m, n, k, alpha, lda, ldb, beta, ldc, b);

@@ -15,21 +15,24 @@ template <class T>
 void gemm_dispatch(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, T alpha,
                    const T* A, index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc);
 
-// A batch of products of one shape (gemm_batched, gemm_strided_batched), real T: entry i's
-// operands at a + i * stride_a, ... or, where the arrays are given, at a_array[i], ... `split`:
+// A batch of products of one shape (gemm_batched, gemm_strided_batched; gemm_ex's forms with
+// In = void, the stored types named apart): entry i's operands at a + i * stride_a, ... (in
+// elements of their stored types) or, where the arrays are given, at a_array[i], ... `split`:
 // the entries are divided among the handle's threads, each product on one.
-template <class T>
-struct GemmBatch {
+template <class In, class Out = In>
+struct BatchOperands {
   index_t count = 0;
-  const T* a = nullptr;
-  const T* b = nullptr;
-  T* c = nullptr;
+  const In* a = nullptr;
+  const In* b = nullptr;
+  Out* c = nullptr;
   index_t stride_a = 0, stride_b = 0, stride_c = 0;
-  const T* const* a_array = nullptr;
-  const T* const* b_array = nullptr;
-  T* const* c_array = nullptr;
+  const In* const* a_array = nullptr;
+  const In* const* b_array = nullptr;
+  Out* const* c_array = nullptr;
   bool split = false;
 };
+template <class T>
+using GemmBatch = BatchOperands<T>;
 
 // The batch in one engine call: the kernel, block sizes and operand policy are chosen once, and
 // the next entry's operands are fetched while one computes. Arguments checked, column-major.

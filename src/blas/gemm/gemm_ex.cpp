@@ -8,6 +8,7 @@
 #include <string>
 
 #include "../common/blocking.hpp"
+#include "../common/checks.hpp"
 #include "../common/parallel.hpp"
 #include "gemm_dispatch.hpp"
 #include "gemm_kernels.hpp"
@@ -18,19 +19,9 @@ namespace strata::blas {
 
 namespace {
 
-// The products of one call: entry i's operands at a + i * stride_a, ... (in elements of their
-// stored types), or at a_array[i], ... where the arrays are given; count 1 for plain gemm_ex.
+// The products of one call (count 1 for plain gemm_ex), A and B of the stored types named apart.
 template <class T>
-struct ExBatch {
-  const void* a = nullptr;
-  const void* b = nullptr;
-  T* c = nullptr;
-  index_t stride_a = 0, stride_b = 0, stride_c = 0;
-  const void* const* a_array = nullptr;
-  const void* const* b_array = nullptr;
-  T* const* c_array = nullptr;
-  index_t count = 1;
-};
+using ExBatch = detail::BatchOperands<void, T>;
 
 template <class T>
 ExBatch<T> strided(const void* A, index_t stride_a, const void* B, index_t stride_b, T* C, index_t stride_c,
@@ -43,11 +34,7 @@ ExBatch<T> strided(const void* A, index_t stride_a, const void* B, index_t strid
 template <class T>
 ExBatch<T> arrays(const void* const A[], const void* const B[], T* const C[], index_t count) {
   check_arg(count >= 0, "batch_count", "must be >= 0");
-  if (count > 0) {
-    check_arg(A != nullptr, "A", "pointer array must not be null");
-    check_arg(B != nullptr, "B", "pointer array must not be null");
-    check_arg(C != nullptr, "C", "pointer array must not be null");
-  }
+  detail::check_batch_arrays(count, A, B, C);
   ExBatch<T> o;
   o.a_array = A, o.b_array = B, o.c_array = C, o.count = count;
   return o;
