@@ -93,6 +93,8 @@ TEST(GemmEx, Bf16EqualsF32OfWidenedInputs) { check_narrow<bf16>(DType::bf16); }
 // accumulation bound (k + 2) u (|alpha| sum |a b| + |beta c|), u = 2^-24, over edge tiles, odd
 // depths, several k blocks and every transpose; 1 and 2 threads bitwise alike. alpha 1 with
 // beta 0 or 1 too: the AMX kernel keeps C in its tiles then (else it combines through a buffer).
+// (20 x 300 x 1500 is large enough for AMX's B-in-place route to split its panels between two
+// threads.)
 TEST(GemmEx, Bf16NativeKernelIsAccurateAndDeterministic) {
   if (!isa_supported(Isa::avx512) || !native_bf16(Isa::avx512)) GTEST_SKIP() << "no AVX512_BF16 kernel here";
   for (Op ta : {Op::N, Op::T})
@@ -100,7 +102,7 @@ TEST(GemmEx, Bf16NativeKernelIsAccurateAndDeterministic) {
       for (auto [m, n, k] : {std::tuple{37, 23, 51}, std::tuple{200, 9, 300}, std::tuple{5, 300, 17},
                              std::tuple{64, 48, 2001}, std::tuple{1, 1, 1}, std::tuple{33, 13, 2},
                              std::tuple{96, 25, 16}, std::tuple{70, 130, 33}, std::tuple{20, 70, 45},
-                             std::tuple{32, 64, 96}}) {
+                             std::tuple{32, 64, 96}, std::tuple{20, 300, 1500}}) {
         std::mt19937 rng(7);
         std::uniform_real_distribution<float> d(-2, 2);
         std::vector<bf16> A(size_t(m * k)), B(size_t(k * n));
@@ -265,7 +267,7 @@ void check_integer(DType a_type, A lo, A hi) {
         for (Op tb : {Op::N, Op::T})
           for (auto [m, n, k] :
                {std::tuple{17, 9, 1100}, std::tuple{40, 33, 513}, std::tuple{3, 70, 5}, std::tuple{64, 50, 67},
-                std::tuple{32, 40, 200}}) {
+                std::tuple{32, 40, 200}, std::tuple{24, 200, 2000}}) {
             std::mt19937 rng(9);
             std::vector<A> Av(size_t(m * k));
             std::vector<int8_t> Bv(size_t(k * n));
