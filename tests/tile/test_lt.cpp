@@ -8,8 +8,11 @@
 #include <random>
 #include <vector>
 
+#include "strata/blas/gemm_ex.hpp"
 #include "strata/blas/level3.hpp"
 #include "strata/blas/lt.hpp"
+#include "strata/core/isa.hpp"
+#include "strata/core/minifloat.hpp"
 #include "strata/core/status.hpp"
 
 using namespace strata;
@@ -266,4 +269,72 @@ TEST(Lt, InvalidDescriptionsNameTheArgument) {
   expect_arg("compute", [&] { MatmulDesc d2; d2.compute = DType::i32; heuristics(h, d2, a, b, c, c); });
   expect_arg("d", [&] { MatrixLayout dd = c; dd.type = DType::i32; heuristics(h, desc, a, b, c, dd); });
   expect_arg("bias", [&] { MatmulDesc d2; d2.epilogue.bias(nullptr); });
+}
+
+// bf16 and f16 inputs with f32 compute (the ML layer's matmul: bias, activation, scale) on
+// every ISA path: each batch entry bitwise equals gemm_ex on it followed by the epilogue's
+// operations in f32 (alpha 1, beta 0: the same kernel sums the same products; the bias add
+// and the halving round once either way), column- and row-major D, every op pair; only the
+// packing algorithms are offered for them; mixed input types are refused.
+TEST(Lt, NarrowInputsEqualGemmExFollowedByTheEpilogue) {
+  for (Isa isa : {Isa::generic, Isa::avx2, Isa::avx512}) {
+    if (!isa_supported(isa)) continue;
+    for (DType t : {DType::bf16, DType::f16})
+      for (int threads : {1, 2})
+        for (Order od : {Order::col_major, Order::row_major})
+          for (auto [m, n, k] : {std::tuple{37, 23, 51}, std::tuple{20, 70, 600}, std::tuple{130, 45, 90}}) {
+            const Op ta = m == 20 ? Op::T : Op::N, tb = n == 45 ? Op::T : Op::N;
+            const index_t batch = 2;
+            std::mt19937 rng(uint32_t(m + n + k));
+            std::uniform_real_distribution<float> u(-1, 1);
+            // A and B (narrow) in D's storage order; leading dimensions past their extents.
+            const bool col = od == Order::col_major;
+            const index_t a_rows = ta == Op::N ? m : k, a_cols = ta == Op::N ? k : m;
+            const index_t b_rows = tb == Op::N ? k : n, b_cols = tb == Op::N ? n : k;
+            const index_t lda = (col ? a_rows : a_cols) + 1, ldb = (col ? b_rows : b_cols) + 3;
+            const index_t ldd = (col ? m : n) + 2;
+            const index_t sa = lda * (col ? a_cols : a_rows), sb = ldb * (col ? b_cols : b_rows);
+            const index_t sd = ldd * (col ? n : m);
+            std::vector<uint16_t> A(size_t(sa * batch)), B(size_t(sb * batch));
+            for (auto& x : A) x = t == DType::bf16 ? bf16(u(rng)).bits : f16(u(rng)).bits;
+            for (auto& x : B) x = t == DType::bf16 ? bf16(u(rng)).bits : f16(u(rng)).bits;
+            std::vector<float> bias(static_cast<size_t>(m));
+            for (auto& x : bias) x = u(rng);
+            MatmulDesc desc;
+            desc.transa = ta, desc.transb = tb;
+            desc.epilogue.bias(bias.data()).activation(Activation::relu).scale(0.5);
+            MatrixLayout la{t, a_rows, a_cols, lda, od, batch, sa}, lb{t, b_rows, b_cols, ldb, od, batch, sb};
+            MatrixLayout ld{DType::f32, m, n, ldd, od, batch, sd};
+            Handle h;
+            h.set_isa(isa);
+            h.set_num_threads(threads);
+            for (const auto& algo : heuristics(h, desc, la, lb, ld, ld, Preference{}, 16))
+              ASSERT_TRUE(algo.id == AlgoId::tiled_auto || algo.id == AlgoId::tiled_pack_both ||
+                          algo.id == AlgoId::batch_parallel)
+                  << algo.name;
+            std::vector<float> D(size_t(sd * batch), 9.0f), want(D.size(), 9.0f);
+            const float one = 1, zero = 0;
+            matmul(h, desc, &one, A.data(), la, B.data(), lb, &zero, nullptr, ld, D.data(), ld);
+            for (index_t e = 0; e < batch; ++e) {
+              float* w = want.data() + e * sd;
+              gemm_ex(h, od, ta, tb, m, n, k, 1.0f, A.data() + e * sa, t, lda, B.data() + e * sb, t, ldb, 0.0f, w, ldd);
+              for (index_t i = 0; i < m; ++i)
+                for (index_t j = 0; j < n; ++j) {
+                  float& x = w[col ? i + j * ldd : i * ldd + j];
+                  x = std::max(x + bias[size_t(i)], 0.0f) * 0.5f;
+                }
+            }
+            ASSERT_EQ(0, std::memcmp(D.data(), want.data(), sizeof(float) * D.size()))
+                << dtype_name(t) << " isa=" << isa_name(isa) << " threads=" << threads << " " << m << "x" << n << "x"
+                << k << (col ? "" : " row-major");
+          }
+  }
+  MatmulDesc desc;
+  MatrixLayout a{DType::bf16, 4, 3, 4}, b{DType::f16, 3, 5, 3}, c{DType::f32, 4, 5, 4};
+  try {
+    heuristics(Handle{}, desc, a, b, c, c);
+    ADD_FAILURE() << "mixed input types accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.argument(), "b");
+  }
 }

@@ -6,7 +6,9 @@
 //
 // A, B, C, D each have their own layout (rows x cols as stored, leading dimension, row- or
 // column-major, batch count and stride). C and D may alias (in place) or differ.
-// Compute types: f32 (A, B, C in f32) and f64. D may be f32/f64 or a narrow type (i8, u8,
+// Compute types: f32 (C in f32; A and B f32, or both bf16 or both f16: converted exactly while
+// packed, or bf16 on gemm_ex's native kernel, AMX or AVX512_BF16, where it has one) and f64
+// (all f64). D may be f32/f64 or a narrow type (i8, u8,
 // f8e4m3, f8e5m2, bf16, f16), which adds a saturating, round-to-nearest-even quantising store
 // and needs workspace for the f32 tile results. STRATA_VERBOSE=1 prints the algorithm and why.
 #pragma once

@@ -343,11 +343,16 @@ struct Bf16KernelInstance {
     run_one(c);
   }
 
+  // With an epilogue program (the Lt matmul's), each finished tile takes it while in cache.
   static void run_one(const GemmCall<float>& c) {
     const AOperand a{{static_cast<const bf16*>(c.a), c.a_rs, c.a_cs}};
     const BOperand b{tile::MatrixView<bf16>{static_cast<const bf16*>(c.b), c.b_rs, c.b_cs}.transposed()};
-    tile::gemm_operands<Kernel>(c.m, c.n, c.k, c.alpha, a, b, c.beta, c.c, c.ldc, c.threads, blocks(),
-                                tile::NoEpilogue{}, tile::PackPolicy{});
+    auto run = [&](const auto& epilogue) {
+      tile::gemm_operands<Kernel>(c.m, c.n, c.k, c.alpha, a, b, c.beta, c.c, c.ldc, c.threads, blocks(), epilogue,
+                                  tile::PackPolicy{});
+    };
+    if (c.epilogue_count == 0) run(tile::NoEpilogue{});
+    else run(tile::EpilogueProgram<float>{c.epilogue, c.epilogue_count});
   }
 
   static GemmKernel<float> entry() {

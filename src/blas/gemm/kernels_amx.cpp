@@ -17,7 +17,8 @@ struct Bf16AmxInstance {
   using Tiled = Bf16KernelInstance<Kernel, tile::Bf16PairOperandOf<16>, tile::Bf16AmxColumnsOperand, 32>;
 
   static void run_one(const GemmCall<float>& c) {
-    if (!tile::amx_stream_b_serves<Kernel>(c.m, c.n, c.k, c.b_rs)) return Tiled::run_one(c);
+    // (An epilogue program runs on the tiled route's finished tiles.)
+    if (c.epilogue_count > 0 || !tile::amx_stream_b_serves<Kernel>(c.m, c.n, c.k, c.b_rs)) return Tiled::run_one(c);
     const tile::Bf16PairOperandOf<16> a{{static_cast<const bf16*>(c.a), c.a_rs, c.a_cs}};
     tile::amx_gemm_stream_b<Kernel>(c.m, c.n, c.k, c.alpha, a, c.b, c.b_cs * 2, c.beta, c.c, c.ldc, c.threads);
   }

@@ -99,14 +99,16 @@ void check_layout(const MatrixLayout& l, const char* name) {
 
 Shape validate(const MatmulDesc& desc, const MatrixLayout& a, const MatrixLayout& b, const MatrixLayout& c,
                const MatrixLayout& d) {
-  check_arg(desc.compute == DType::f32 || desc.compute == DType::f64, "compute",
-            "compute type must be f32 or f64 (narrow inputs go through gemm_ex)");
+  check_arg(desc.compute == DType::f32 || desc.compute == DType::f64, "compute", "compute type must be f32 or f64");
   auto valid_op = [](Op o) { return o == Op::N || o == Op::T || o == Op::C; };
   check_arg(valid_op(desc.transa), "transa", "must be Op::N, Op::T or Op::C");
   check_arg(valid_op(desc.transb), "transb", "must be Op::N, Op::T or Op::C");
   check_layout(a, "a"), check_layout(b, "b"), check_layout(c, "c"), check_layout(d, "d");
-  check_arg(a.type == desc.compute, "a", "A's type must equal the compute type");
-  check_arg(b.type == desc.compute, "b", "B's type must equal the compute type");
+  // Narrow inputs (bf16, f16) with f32 compute: converted exactly while packing, or multiplied
+  // natively where gemm_ex has a kernel for them (bf16 on AMX or AVX512_BF16).
+  const bool narrow_in = desc.compute == DType::f32 && (a.type == DType::bf16 || a.type == DType::f16);
+  check_arg(a.type == desc.compute || narrow_in, "a", "A's type must be the compute type, or (with f32 compute) bf16 or f16");
+  check_arg(b.type == a.type, "b", "B's type must equal A's");
   check_arg(c.type == desc.compute, "c", "C's type must equal the compute type");
   check_arg(d.type == desc.compute || (desc.compute == DType::f32 && is_narrow_output(d.type)), "d",
             "D's type must be the compute type, or (with f32 compute) i8, u8, f8e4m3, f8e5m2, bf16 or f16");
@@ -143,7 +145,13 @@ GemmKernelInfo kernel_info(const Handle& h) {
 
 std::vector<Algorithm> rank(const Handle& h, const MatmulDesc& desc, const MatrixLayout& a, const MatrixLayout& b,
                             const Shape& s, const MatrixLayout& d) {
-  const GemmKernelInfo ki = desc.compute == DType::f32 ? kernel_info<float>(h) : kernel_info<double>(h);
+  const bool native_bf16 = a.type == DType::bf16 && bool(detail::gemm_kernels_bf16().select(h.isa()));
+  const GemmKernelInfo ki = native_bf16                 ? detail::gemm_kernels_bf16().select(h.isa()).info()
+                            : desc.compute == DType::f32 ? kernel_info<float>(h)
+                                                         : kernel_info<double>(h);
+  // Narrow inputs are always packed (converted, or laid out for the native kernel): only the
+  // packing algorithms apply.
+  const bool in_place_ok = a.type == desc.compute;
   const int threads = h.num_threads();
   const std::size_t tile_bytes = std::size_t(s.m) * std::size_t(s.n) * dtype_size(desc.compute);
   const bool narrow = d.type != desc.compute;
@@ -156,19 +164,25 @@ std::vector<Algorithm> rank(const Handle& h, const MatmulDesc& desc, const Matri
   };
   const std::string kern = cat("kernel ", ki.name, " (", ki.mr, "x", ki.nr, ")");
   add(1.5, AlgoId::tiled_auto, "tiled_auto", narrow ? tile_bytes : 0,
-      cat("general shape: the engine's own operand policy, as gemm uses (B read in place while at most three "
-          "row blocks of A read it or it fits L1, A in place when small with close columns, else packed into "
-          "MCxKC / KCxNC cache blocks), ", kern));
+      !in_place_ok
+          ? cat(dtype_name(a.type), " inputs: ",
+                native_bf16 ? "the native kernel's packed panels (gemm_ex's), " : "converted exactly to f32 while packed, ",
+                kern)
+          : cat("general shape: the engine's own operand policy, as gemm uses (B read in place while at most three "
+                "row blocks of A read it or it fits L1, A in place when small with close columns, else packed into "
+                "MCxKC / KCxNC cache blocks), ", kern));
   add(1.0, AlgoId::tiled_pack_both, "tiled_pack_both", narrow ? tile_bytes : 0,
       cat("pack A and B into MCxKC / KCxNC cache blocks whatever the shape, ", kern));
-  if (s.m <= 2 * ki.mr)
+  if (!in_place_ok) {
+    // (tiled_auto's reason names the engine's policy; for narrow inputs it packs both as well.)
+  } else if (s.m <= 2 * ki.mr)
     add(2.0, AlgoId::tiled_stream_b, "tiled_stream_b", narrow ? tile_bytes : 0,
         cat("M=", s.m, " is at most two register tiles: B is used by so few rows that packing it costs more than "
                      "streaming it in place"));
   else
     add(0.5, AlgoId::tiled_stream_b, "tiled_stream_b", narrow ? tile_bytes : 0,
         cat("streams B in place; slower than packing when M=", s.m, " > ", 2 * ki.mr));
-  if (a_unit_rows) {
+  if (a_unit_rows && in_place_ok) {
     if (s.n <= ki.nr)
       add(2.0, AlgoId::tiled_stream_a, "tiled_stream_a", narrow ? tile_bytes : 0,
           cat("N=", s.n, " fits one register tile: each A element is used once, so A is read in place"));
@@ -181,7 +195,8 @@ std::vector<Algorithm> rank(const Handle& h, const MatmulDesc& desc, const Matri
                           (desc.compute == DType::f32
                                ? tile::small_gemm_serves_rows<float>(ki.small_rows, s.m, s.n, s.k, a_unit_rows ? 1 : 0)
                                : tile::small_gemm_serves_rows<double>(ki.small_rows, s.m, s.n, s.k, a_unit_rows ? 1 : 0));
-  if (s.k <= ki.kc && s.m <= tile::one_block_row_tiles * ki.mr && s.n <= tile::one_block_col_tiles * ki.nr)
+  if (in_place_ok && s.k <= ki.kc && s.m <= tile::one_block_row_tiles * ki.mr &&
+      s.n <= tile::one_block_col_tiles * ki.nr)
     add(2.5, AlgoId::one_block, "one_block", narrow ? tile_bytes : 0,
         small_path ? cat("M=", s.m, " rows (at most ", ki.small_rows, ") over K=", s.k, " (at most ",
                          tile::small_gemm_max_k, "): the small path, A and C in place with the last vector's "
@@ -217,22 +232,36 @@ std::vector<Algorithm> rank(const Handle& h, const MatmulDesc& desc, const Matri
 
 // ---- Execution -----------------------------------------------------------------------------
 
-template <class T>
+// op(X) of a stored matrix as a strided view (strides in elements of its stored type).
 struct View {
-  const T* p;
+  const void* p;
   index_t rs, cs;
 };
 
-// op(X) of a stored matrix as a strided view.
-template <class T>
-View<T> op_view(const T* p, const MatrixLayout& l, Op op) {
-  View<T> v{p, l.order == Order::col_major ? 1 : l.ld, l.order == Order::col_major ? l.ld : 1};
+View op_view(const void* p, const MatrixLayout& l, Op op) {
+  View v{p, l.order == Order::col_major ? 1 : l.ld, l.order == Order::col_major ? l.ld : 1};
   if (op != Op::N) std::swap(v.rs, v.cs);  // real types: C is T
   return v;
 }
 
+// Matrix `item` of a batch described by `l` (batch count 1: the one matrix, broadcast).
+const void* batch_item(const void* base, const MatrixLayout& l, index_t item) {
+  if (l.batch_count == 1) return base;
+  return static_cast<const char*>(base) + std::size_t(item * l.batch_stride) * dtype_size(l.type);
+}
+
+// The kernel for T with these input types: gemm_ex's native bf16 kernel where one exists, else
+// T's (which converts narrow inputs exactly while packing).
 template <class T>
-void run_typed(const Handle& h, const MatmulDesc& desc, T alpha, const T* A, const MatrixLayout& a, const T* B,
+GemmKernel<T> kernel_for(const Handle& h, DType in) {
+  if constexpr (std::is_same_v<T, float>)
+    if (in == DType::bf16)
+      if (const auto native = detail::gemm_kernels_bf16().select(h.isa())) return native;
+  return detail::gemm_kernels<T>().select(h.isa());
+}
+
+template <class T>
+void run_typed(const Handle& h, const MatmulDesc& desc, T alpha, const void* A, const MatrixLayout& a, const void* B,
                const MatrixLayout& b, T beta, const T* C, const MatrixLayout& c, void* D, const MatrixLayout& d,
                const Shape& s, const Algorithm& algo, void* workspace) {
   const bool row_major = d.order == Order::row_major;
@@ -242,18 +271,16 @@ void run_typed(const Handle& h, const MatmulDesc& desc, T alpha, const T* A, con
   auto flip = [&](Epilogue::Along al) {
     return (al == Epilogue::Along::rows) != row_major ? tile::Broadcast::row : tile::Broadcast::col;
   };
-  const GemmKernel<T> kernel = detail::gemm_kernels<T>().select(h.isa());
+  const GemmKernel<T> kernel = kernel_for<T>(h, a.type);
   const int threads = h.num_threads();
   const bool per_item_threads = algo.id == AlgoId::batch_parallel;
 
   auto run_item = [&](index_t item, int item_threads, T* scratch) {
-    const T* Ai = A + (a.batch_count == 1 ? 0 : item * a.batch_stride);
-    const T* Bi = B + (b.batch_count == 1 ? 0 : item * b.batch_stride);
-    const T* Ci = C + (c.batch_count == 1 ? 0 : item * c.batch_stride);
+    const T* Ci = static_cast<const T*>(batch_item(C, c, item));
     const index_t d_off = item * d.batch_stride;
-    View<T> va = op_view(Ai, a, desc.transa), vb = op_view(Bi, b, desc.transb);
+    View va = op_view(batch_item(A, a, item), a, desc.transa), vb = op_view(batch_item(B, b, item), b, desc.transb);
     if (row_major) {
-      View<T> ta{vb.p, vb.cs, vb.rs}, tb{va.p, va.cs, va.rs};
+      View ta{vb.p, vb.cs, vb.rs}, tb{va.p, va.cs, va.rs};
       va = ta, vb = tb;
     }
     // Target tile storage: D itself, or f32 scratch when D is narrow.
@@ -299,6 +326,7 @@ void run_typed(const Handle& h, const MatmulDesc& desc, T alpha, const T* A, con
     GemmCall<T> call = detail::make_gemm_call<T>(m, n, s.k, alpha, va.p, va.rs, va.cs, vb.p, vb.rs, vb.cs, beta, out, ldo,
                                                    item_threads);
     call.epilogue = steps.data(), call.epilogue_count = steps.size();
+    call.a_type = a.type, call.b_type = b.type;
     using P = typename GemmCall<T>::Packing;
     call.packing = algo.id == AlgoId::tiled_pack_both ? P::pack_both
                    : algo.id == AlgoId::tiled_stream_b ? P::stream_b
@@ -360,17 +388,15 @@ void matmul(const Handle& h, const MatmulDesc& desc, const void* alpha, const vo
                                                        : *static_cast<const double*>(beta) != 0.0;
   if (beta_nonzero) check_arg(C != nullptr, "C", "must not be null when beta != 0");
   if (verbose(1))
-    verbose_write("lt", cat("matmul ", dtype_name(desc.compute), " ", char(desc.transa), char(desc.transb), " m=", s.m,
+    verbose_write("lt", cat("matmul ", dtype_name(a.type), "->", dtype_name(desc.compute), " ", char(desc.transa), char(desc.transb), " m=", s.m,
                             " n=", s.n, " k=", s.k, " batch=", s.batch, " D=", dtype_name(d.type),
                             d.order == Order::row_major ? " row-major" : " col-major",
                             " epilogue=", desc.epilogue.describe(), " algo=", chosen.name, " because ", chosen.reason));
   if (desc.compute == DType::f32)
-    run_typed<float>(h, desc, *static_cast<const float*>(alpha), static_cast<const float*>(A), a,
-                     static_cast<const float*>(B), b, *static_cast<const float*>(beta), static_cast<const float*>(C),
-                     c, D, d, s, chosen, workspace);
+    run_typed<float>(h, desc, *static_cast<const float*>(alpha), A, a, B, b, *static_cast<const float*>(beta),
+                     static_cast<const float*>(C), c, D, d, s, chosen, workspace);
   else
-    run_typed<double>(h, desc, *static_cast<const double*>(alpha), static_cast<const double*>(A), a,
-                      static_cast<const double*>(B), b, *static_cast<const double*>(beta),
+    run_typed<double>(h, desc, *static_cast<const double*>(alpha), A, a, B, b, *static_cast<const double*>(beta),
                       static_cast<const double*>(C), c, D, d, s, chosen, workspace);
 }
 
