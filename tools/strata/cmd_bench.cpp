@@ -230,12 +230,17 @@ bench::MatmulLayout bf16_onednn_layout(const GemmProblem& p, const Operands<floa
   return l;
 }
 
+template <class T>
+blas::lt::Epilogue parse_epilogue(const std::string& text, std::vector<T>& bias, int64_t m);
+
 // bf16 x bf16 -> f32 (gemm_ex) against oneDNN's matmul primitive (the only oneDNN entry that
 // takes bf16 and reaches AMX), with % of peak against the faster of the bf16 dot-product peak
 // `strata info` measures and the f32 peak (gemm_ex widens bf16 to f32 where the instruction is
-// the slower route). Verified against A (B x) in double within f32 accumulation error.
+// the slower route). Verified against A (B x) in double within f32 accumulation error. With
+// `epilogue`, a "strata+epi" row runs the lt matmul on the bf16 inputs with it fused, and
+// strata's plain row becomes "strata-plain".
 void run_bf16_problem(const GemmProblem& p, int threads, bench::OnednnMatmul* onednn, int reps, double peak_per_core,
-                      std::vector<Row>& rows) {
+                      const std::string& epilogue, std::vector<Row>& rows) {
   // The f32 operands rounded to bf16 (so verify() checks the exact products of the bf16 inputs,
   // accumulated in f32), and their bf16 copies for gemm_ex.
   std::mt19937 rng(42);
@@ -257,12 +262,29 @@ void run_bf16_problem(const GemmProblem& p, int threads, bench::OnednnMatmul* on
                                     o.lda, o.a_size, b.data(), DType::bf16, o.ldb, o.b_size, 0.0f, o.c.data(), o.ldc,
                                     o.c_size, p.batch);
     };
+  std::vector<float> bias;
+  blas::lt::MatmulDesc desc;
+  blas::lt::MatrixLayout la, lb, lc;
+  if (!epilogue.empty()) {
+    desc.transa = blas::Op(p.ta), desc.transb = blas::Op(p.tb);
+    desc.epilogue = parse_epilogue<float>(epilogue, bias, p.m);
+    la = {DType::bf16, p.ta == 'N' ? p.m : p.k, p.ta == 'N' ? p.k : p.m, o.lda};
+    lb = {DType::bf16, p.tb == 'N' ? p.k : p.n, p.tb == 'N' ? p.n : p.k, o.ldb};
+    lc = {DType::f32, p.m, p.n, o.ldc};
+    libs[0].name = "strata-plain";
+    libs.push_back({"strata+epi", [&](int64_t i) {
+                      const float one = 1, zero = 0;
+                      blas::lt::matmul(h, desc, &one, a.data() + i * o.a_size, la, b.data() + i * o.b_size, lb, &zero,
+                                       nullptr, lc, o.c.data() + i * o.c_size, lc);
+                    }, {}});
+  }
   add_onednn_matmul(onednn, bench::MatmulTypes::bf16bf16f32, bf16_onednn_layout(p, o), p, "bf16", threads, b.data(),
                     a.data(), o.c.data(), libs);
   for (auto& lib : libs) {
     std::fill(o.c.begin(), o.c.end(), 0.0f);
     lib.run_batch(p.batch);
     std::string why;
+    if (lib.name == "strata+epi") continue;  // the epilogue changes the result by design
     lib.ok = verify(p, o, why);
     if (!lib.ok)
       std::fprintf(stderr, "bench: %s gave a wrong result on %s: %s\n", lib.name.c_str(), p.text.c_str(), why.c_str());
@@ -520,7 +542,7 @@ int run_gemm_bench(const BenchOptions& opt) {
                            pk.peak_gops_int8 > 0 ? pk.peak_gops_int8 : 2 * pk.peak_gflops_f32, rows);
         else if (dt == "bf16")
           run_bf16_problem(p, t, onednn_matmul.get(), opt.reps, std::max(pk.peak_gflops_bf16, pk.peak_gflops_f32),
-                           rows);
+                           opt.epilogue, rows);
         else throw_error(Status::invalid_argument, "--dtype", "'" + dt + "' (expected f32, f64, bf16 or u8s8s32)");
         for (size_t i = first; i < rows.size(); ++i) {
           const Row& r = rows[i];
