@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "blas_test_util.hpp"
+#include "support/expect_error.hpp"
 #include "strata/blas/level1.hpp"
 #include "strata/blas/level2.hpp"
 #include "strata/core/status.hpp"
@@ -387,13 +388,7 @@ TYPED_TEST(Level2, InvalidArgumentsThrowNamingTheArgumentAndWriteNothing) {
   blas::Handle h;
   std::vector<T> A(16, T(1)), x(4, T(1)), y(4, T(9));
   auto expect_arg = [&](const char* name, auto&& call) {
-    try {
-      call();
-      ADD_FAILURE() << "no error for " << name;
-    } catch (const Error& e) {
-      EXPECT_EQ(e.status(), Status::invalid_argument);
-      EXPECT_EQ(e.argument(), name);
-    }
+    test::expect_argument_error(name, call, Status::invalid_argument);
     for (const T& v : y) EXPECT_EQ(v, T(9));
   };
   expect_arg("trans", [&] { blas::gemv<T>(h, Op('X'), 2, 2, T(1), A.data(), 2, x.data(), 1, T(0), y.data(), 1); });

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "blas_test_util.hpp"
+#include "support/expect_error.hpp"
 #include "strata/blas/level3.hpp"
 #include "strata/core/cpu.hpp"
 #include "strata/core/isa.hpp"
@@ -355,12 +356,7 @@ TYPED_TEST(Level3, InvalidArgumentsThrowNamingTheArgument) {
   blas::Handle h;
   std::vector<T> A(16, T(1)), C(16, T(9));
   auto expect_arg = [&](const char* name, auto&& call) {
-    try {
-      call();
-      ADD_FAILURE() << "no error for " << name;
-    } catch (const Error& e) {
-      EXPECT_EQ(e.argument(), name);
-    }
+    test::expect_argument_error(name, call);
     for (const T& v : C) EXPECT_EQ(v, T(9));
   };
   expect_arg("side", [&] { blas::symm<T>(h, Side('X'), Uplo::upper, 2, 2, T(1), A.data(), 2, A.data(), 2, T(0), C.data(), 2); });

@@ -5,6 +5,8 @@
 // among the threads or not; bad arguments are rejected before any C is written.
 #include <gtest/gtest.h>
 
+#include "support/expect_error.hpp"
+
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -154,12 +156,7 @@ TEST(GemmExBatched, RejectsBadArgumentsBeforeWritingAnyC) {
   const void* bp[3] = {B.data(), B.data(), nullptr};
   float* cp[3] = {C.data(), C.data() + 4, C.data() + 8};
   auto expect_error = [&](const char* argument, auto&& call) {
-    try {
-      call();
-      ADD_FAILURE() << "no error for " << argument;
-    } catch (const Error& e) {
-      EXPECT_EQ(e.argument(), argument);
-    }
+    test::expect_argument_error(argument, call);
     EXPECT_EQ(C, std::vector<float>(16, 7.0f)) << argument;
   };
   expect_error("B", [&] {

@@ -2,6 +2,8 @@
 // per matrix, batches with broadcast, narrow quantised outputs, heuristics and errors.
 #include <gtest/gtest.h>
 
+#include "support/expect_error.hpp"
+
 #include <cmath>
 #include <algorithm>
 #include <cstring>
@@ -254,14 +256,7 @@ TEST(Lt, HeuristicsRankByShapeWithReasons) {
 TEST(Lt, InvalidDescriptionsNameTheArgument) {
   MatmulDesc desc;
   MatrixLayout a{DType::f32, 4, 3, 4}, b{DType::f32, 3, 5, 3}, c{DType::f32, 4, 5, 4};
-  auto expect_arg = [](const char* name, auto&& f) {
-    try {
-      f();
-      ADD_FAILURE() << "no error for " << name;
-    } catch (const Error& e) {
-      EXPECT_EQ(e.argument(), name) << e.what();
-    }
-  };
+  auto expect_arg = [](const char* name, auto&& f) { test::expect_argument_error(name, f); };
   Handle h;
   expect_arg("b", [&] { MatrixLayout bb = b; bb.rows = 4; heuristics(h, desc, a, bb, c, c); });
   expect_arg("d", [&] { MatrixLayout dd = c; dd.cols = 6; heuristics(h, desc, a, b, c, dd); });
