@@ -33,8 +33,7 @@ ExBatch<T> strided(const void* A, index_t stride_a, const void* B, index_t strid
 
 template <class T>
 ExBatch<T> arrays(const void* const A[], const void* const B[], T* const C[], index_t count) {
-  check_arg(count >= 0, "batch_count", "must be >= 0");
-  detail::check_batch_arrays(count, A, B, C);
+  detail::check_batch_arrays(count, A, B, C);  // (a negative count: run_*_out's check)
   ExBatch<T> o;
   o.a_array = A, o.b_array = B, o.c_array = C, o.count = count;
   return o;
@@ -43,7 +42,6 @@ ExBatch<T> arrays(const void* const A[], const void* const B[], T* const C[], in
 // Every entry's pointers, before any C is written. reads_ab: the product reads A and B.
 template <class T>
 void check_pointers(const ExBatch<T>& o, bool reads_ab) {
-  check_arg(o.count >= 0, "batch_count", "must be >= 0");
   const bool many = o.c_array != nullptr;
   for (index_t i = 0; i < (many ? o.count : std::min<index_t>(o.count, 1)); ++i) {
     const char* what = many ? "must not be null (a batch entry)" : "must not be null";

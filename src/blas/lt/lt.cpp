@@ -173,15 +173,15 @@ std::vector<Algorithm> rank(const Handle& h, const MatmulDesc& desc, const Matri
                 "MCxKC / KCxNC cache blocks), ", kern));
   add(1.0, AlgoId::tiled_pack_both, "tiled_pack_both", narrow ? tile_bytes : 0,
       cat("pack A and B into MCxKC / KCxNC cache blocks whatever the shape, ", kern));
-  if (!in_place_ok) {
-    // (tiled_auto's reason names the engine's policy; for narrow inputs it packs both as well.)
-  } else if (s.m <= 2 * ki.mr)
-    add(2.0, AlgoId::tiled_stream_b, "tiled_stream_b", narrow ? tile_bytes : 0,
-        cat("M=", s.m, " is at most two register tiles: B is used by so few rows that packing it costs more than "
-                     "streaming it in place"));
-  else
-    add(0.5, AlgoId::tiled_stream_b, "tiled_stream_b", narrow ? tile_bytes : 0,
-        cat("streams B in place; slower than packing when M=", s.m, " > ", 2 * ki.mr));
+  if (in_place_ok) {
+    if (s.m <= 2 * ki.mr)
+      add(2.0, AlgoId::tiled_stream_b, "tiled_stream_b", narrow ? tile_bytes : 0,
+          cat("M=", s.m, " is at most two register tiles: B is used by so few rows that packing it costs more than "
+                       "streaming it in place"));
+    else
+      add(0.5, AlgoId::tiled_stream_b, "tiled_stream_b", narrow ? tile_bytes : 0,
+          cat("streams B in place; slower than packing when M=", s.m, " > ", 2 * ki.mr));
+  }
   if (a_unit_rows && in_place_ok) {
     if (s.n <= ki.nr)
       add(2.0, AlgoId::tiled_stream_a, "tiled_stream_a", narrow ? tile_bytes : 0,
