@@ -75,16 +75,17 @@ void OnednnConv::set_threads(int n) {
   if (st_->omp_set_num_threads) st_->omp_set_num_threads(n);
 }
 
-bool OnednnConv::prepare(const ConvShape& sh, const float* x_nchw, const float* w_kcrs, std::string& err) {
+bool OnednnConv::prepare(const ConvShape& sh, const float* x_nchw, const float* w_kcrs, bool bf16, std::string& err) {
   State& s = *st_;
   s.release();
   const int64_t oh = (sh.h + 2 * sh.pad_h - sh.r) / sh.stride_h + 1, ow = (sh.w + 2 * sh.pad_w - sh.s) / sh.stride_w + 1;
   dnnl_dims_t xd = {sh.n, sh.c, sh.h, sh.w}, wd = {sh.k, sh.c, sh.r, sh.s}, yd = {sh.n, sh.k, oh, ow};
   dnnl_dims_t strides = {sh.stride_h, sh.stride_w}, dil = {0, 0}, pad = {sh.pad_h, sh.pad_w};
   dnnl_memory_desc_t x_any, w_any, y_any, x_plain, w_plain;
-  s.dnnl_memory_desc_init_by_tag(&x_any, 4, xd, dnnl_f32, dnnl_format_tag_any);
-  s.dnnl_memory_desc_init_by_tag(&w_any, 4, wd, dnnl_f32, dnnl_format_tag_any);
-  s.dnnl_memory_desc_init_by_tag(&y_any, 4, yd, dnnl_f32, dnnl_format_tag_any);
+  const dnnl_data_type_t dt = bf16 ? dnnl_bf16 : dnnl_f32;
+  s.dnnl_memory_desc_init_by_tag(&x_any, 4, xd, dt, dnnl_format_tag_any);
+  s.dnnl_memory_desc_init_by_tag(&w_any, 4, wd, dt, dnnl_format_tag_any);
+  s.dnnl_memory_desc_init_by_tag(&y_any, 4, yd, dt, dnnl_format_tag_any);
   s.dnnl_memory_desc_init_by_tag(&x_plain, 4, xd, dnnl_f32, dnnl_nchw);
   s.dnnl_memory_desc_init_by_tag(&w_plain, 4, wd, dnnl_f32, dnnl_oihw);
   s.dnnl_memory_desc_init_by_tag(&s.dst_plain, 4, yd, dnnl_f32, dnnl_nchw);
@@ -143,7 +144,7 @@ std::unique_ptr<OnednnConv> OnednnConv::load(std::string& why_not) {
 }
 OnednnConv::~OnednnConv() = default;
 void OnednnConv::set_threads(int) {}
-bool OnednnConv::prepare(const ConvShape&, const float*, const float*, std::string& err) {
+bool OnednnConv::prepare(const ConvShape&, const float*, const float*, bool, std::string& err) {
   err = "unavailable";
   return false;
 }

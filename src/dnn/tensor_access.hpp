@@ -2,6 +2,7 @@
 // f16/bf16/i8 staging copies, the bias/activation epilogue and bias-add; the algorithms
 // themselves only ever see f32.
 #pragma once
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -33,6 +34,30 @@ inline void store_f32(DType t, void* base, int64_t i, float v) {
     }
     default: static_cast<float*>(base)[i] = v; break;
   }
+}
+
+// n consecutive elements of type t at src into f32 (exact), and back (rounded as store_f32
+// rounds). bf16 is a shift either way, written so the compiler vectorises it; its rounding is
+// minifloat.hpp's (nearest even, quiet NaNs keeping their top payload bits), in bit arithmetic.
+inline void convert_to_f32(DType t, const void* src, float* dst, int64_t n) {
+  if (t == DType::bf16) {
+    const auto* b = static_cast<const uint16_t*>(src);
+    for (int64_t i = 0; i < n; ++i) dst[i] = std::bit_cast<float>(uint32_t(b[i]) << 16);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) dst[i] = load_f32(t, src, i);
+}
+inline void convert_from_f32(DType t, const float* src, void* dst, int64_t n) {
+  if (t == DType::bf16) {
+    auto* b = static_cast<uint16_t*>(dst);
+    for (int64_t i = 0; i < n; ++i) {
+      const uint32_t u = std::bit_cast<uint32_t>(src[i]);
+      const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+      b[i] = uint16_t((u & 0x7fffffffu) > 0x7f800000u ? (u >> 16) | 0x40u : rounded);
+    }
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) store_f32(t, dst, i, src[i]);
 }
 
 // Calls f(offset, channel) for every element of a tensor with `dims`/`strides` (N, C, ...),

@@ -1,6 +1,7 @@
-// `strata bench conv`: f32 forward convolution over a problem file (ResNet-50 by default),
-// strata (algorithm chosen by find, the cudnn.benchmark role, or forced) side by side with
-// oneDNN in the same process, interleaved, each verified against the other before timing.
+// `strata bench conv`: forward convolution (f32, or bf16 data with f32 accumulation) over a
+// problem file (ResNet-50 by default), strata (algorithm chosen by find, the cudnn.benchmark
+// role, or forced) side by side with oneDNN in the same process, interleaved, each verified
+// against the other before timing.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include "peers/conv_onednn.hpp"
 #include "peers/timing.hpp"
 #include "strata/core/memory.hpp"
+#include "strata/core/minifloat.hpp"
 #include "strata/core/peak.hpp"
 #include "strata/core/status.hpp"
 #include "strata/core/timer.hpp"
@@ -35,6 +37,7 @@ struct ConvBenchOptions {
   std::string csv;
   std::string layout = "nchw";  // strata's tensors: nchw (x, y NCHW; w KCRS) or nhwc (NHWC; KRSC)
   std::string filter = "prepared";  // prepared (once, untimed, like oneDNN's weight reorder) or per-call
+  std::string dtype = "f32";        // f32 or bf16 (x, w, y; f32 accumulation in both libraries)
 };
 
 struct Layer {
@@ -111,20 +114,28 @@ int run_conv_bench(const ConvBenchOptions& o) {
     if (!other) throw_error(Status::invalid_argument, "--peers", why);
   }
   const char* peer_label = other ? "other" : "oneDNN";
-  const double peak_core = measure_peak().peak_gflops_f32;
+  const bool bf16_data = o.dtype == "bf16";
+  const DType dt = bf16_data ? DType::bf16 : DType::f32;
+  const PeakEstimate peak = measure_peak();
+  const double peak_core = bf16_data ? peak.peak_gflops_bf16 : peak.peak_gflops_f32;
   const bool nhwc = o.layout == "nhwc";
   const char* layout = nhwc ? "NHWC (filter KRSC)" : "NCHW (filter KCRS)";
-  const bool prepared = o.filter == "prepared";
+  // Prepared filters are an f32 forward feature: bf16 calls pack the filter in every call.
+  const bool prepared = o.filter == "prepared" && !bf16_data;
+  if (bf16_data && o.filter == "prepared")
+    std::printf("# bf16: strata's filter is read as given in every call (prepared filters are f32-only)\n");
   if (other) {
-    std::printf("# strata bench conv: f32 forward, %s, this build against another (%s), the same algorithm\n",
-                layout, other->name().c_str());
-    std::printf("# peak f32 per core %.1f GFLOPS; ratio = other time / strata time (> 1: strata faster)\n", peak_core);
+    std::printf("# strata bench conv: %s forward, %s, this build against another (%s), the same algorithm\n",
+                o.dtype.c_str(), layout, other->name().c_str());
+    std::printf("# peak %s per core %.1f GFLOPS; ratio = other time / strata time (> 1: strata faster)\n",
+                o.dtype.c_str(), peak_core);
     std::printf("# filters: %s\n", prepared ? "prepared once before timing, by each build"
                                                     : "transformed/packed inside every call, by each build");
   } else {
-    std::printf("# strata bench conv: f32 forward, %s for strata; oneDNN chooses its own format (%s)\n", layout,
-                dnnl ? dnnl->library().c_str() : "none");
-    std::printf("# peak f32 per core %.1f GFLOPS; ratio = oneDNN time / strata time (> 1: strata faster)\n", peak_core);
+    std::printf("# strata bench conv: %s forward, %s for strata; oneDNN chooses its own format (%s)\n",
+                o.dtype.c_str(), layout, dnnl ? dnnl->library().c_str() : "none");
+    std::printf("# peak %s per core %.1f GFLOPS; ratio = oneDNN time / strata time (> 1: strata faster)\n",
+                o.dtype.c_str(), peak_core);
     std::printf("# filters: %s\n", prepared
                                        ? "prepared once before timing for strata (prepare_forward_filter), reordered "
                                          "once before timing for oneDNN"
@@ -145,19 +156,19 @@ int run_conv_bench(const ConvBenchOptions& o) {
         dnn::Handle h;
         h.set_num_threads(threads);
         // The data in NCHW / KCRS (what oneDNN is given); strata's copies in its layout.
-        const auto x_nchw = dnn::TensorDesc::nchw(DType::f32, s.n, s.c, s.h, s.w);
-        const auto w_kcrs = dnn::FilterDesc::kcrs(DType::f32, s.k, s.c, s.r, s.s);
-        const auto x_desc = nhwc ? dnn::TensorDesc::nhwc(DType::f32, s.n, s.c, s.h, s.w) : x_nchw;
-        const auto w_desc = nhwc ? dnn::FilterDesc::krsc(DType::f32, s.k, s.c, s.r, s.s) : w_kcrs;
+        const auto x_desc = nhwc ? dnn::TensorDesc::nhwc(dt, s.n, s.c, s.h, s.w) : dnn::TensorDesc::nchw(dt, s.n, s.c, s.h, s.w);
+        const auto w_desc = nhwc ? dnn::FilterDesc::krsc(dt, s.k, s.c, s.r, s.s) : dnn::FilterDesc::kcrs(dt, s.k, s.c, s.r, s.s);
         const auto conv = dnn::ConvDesc::conv2d(s.pad_h, s.pad_w, s.stride_h, s.stride_w);
         const auto yd = dnn::conv_output_dims(x_desc, w_desc, conv);
-        const auto y_desc = dnn::TensorDesc::packed(DType::f32, nhwc ? dnn::Layout::nhwc : dnn::Layout::nchw, yd);
+        const auto y_desc = dnn::TensorDesc::packed(dt, nhwc ? dnn::Layout::nhwc : dnn::Layout::nchw, yd);
         std::mt19937 rng(7);
         std::uniform_real_distribution<float> u(-1.f, 1.f);
         std::vector<float> x0(std::size_t(x_desc.element_count())), w0(std::size_t(w_desc.element_count())),
             y(std::size_t(y_desc.element_count())), yref(y.size());
-        for (auto& v : x0) v = u(rng);
-        for (auto& v : w0) v = u(rng);
+        // bf16: values that bf16 holds exactly, so both libraries multiply the same numbers.
+        auto draw = [&] { return bf16_data ? bf16(u(rng)).to_float() : u(rng); };
+        for (auto& v : x0) v = draw();
+        for (auto& v : w0) v = draw();
         // Channels-last copies: element (a, ch, i, j) of an NCHW-ordered array of dims {a, ch, h, w}.
         auto to_channels_last = [](const std::vector<float>& src, int64_t a, int64_t ch, int64_t hh, int64_t ww) {
           std::vector<float> dst(src.size());
@@ -168,6 +179,13 @@ int run_conv_bench(const ConvBenchOptions& o) {
         };
         const std::vector<float> x = nhwc ? to_channels_last(x0, s.n, s.c, s.h, s.w) : x0;
         const std::vector<float> w = nhwc ? to_channels_last(w0, s.k, s.c, s.r, s.s) : w0;
+        // strata's tensors in the benchmark's type (bf16 copies, or the f32 vectors themselves).
+        auto narrow = [](const std::vector<float>& v) { return std::vector<bf16>(v.begin(), v.end()); };
+        const std::vector<bf16> xb = bf16_data ? narrow(x) : std::vector<bf16>{}, wb = bf16_data ? narrow(w) : xb;
+        std::vector<bf16> yb(bf16_data ? y.size() : 0);
+        const void* xp = bf16_data ? static_cast<const void*>(xb.data()) : x.data();
+        const void* wp = bf16_data ? static_cast<const void*>(wb.data()) : w.data();
+        void* yp = bf16_data ? static_cast<void*>(yb.data()) : y.data();
 
         dnn::ConvAlgo algo;
         if (o.select == "find")
@@ -178,25 +196,31 @@ int run_conv_bench(const ConvBenchOptions& o) {
                           : dnn::get_forward_algorithms(h, x_desc, w_desc, conv, y_desc).front().algo;
         else algo = dnn::parse_conv_algo(o.select);
         dnn::PreparedFilter pf;
-        if (prepared) pf = dnn::prepare_forward_filter(h, x_desc, w_desc, w.data(), conv, y_desc, algo);
+        if (prepared) pf = dnn::prepare_forward_filter(h, x_desc, w_desc, wp, conv, y_desc, algo);
         const std::size_t ws_bytes = prepared ? dnn::forward_workspace_size(h, x_desc, pf, conv, y_desc)
                                               : dnn::forward_workspace_size(h, x_desc, w_desc, conv, y_desc, algo);
         auto ws = make_aligned<std::byte>(ws_bytes + 1);
         const float one = 1.f, zero = 0.f;
         auto run_strata = [&] {
           if (prepared)
-            dnn::convolution_forward(h, &one, x_desc, x.data(), pf, conv, ws.get(), ws_bytes, &zero, y_desc, y.data());
+            dnn::convolution_forward(h, &one, x_desc, xp, pf, conv, ws.get(), ws_bytes, &zero, y_desc, yp);
           else
-            dnn::convolution_forward(h, &one, x_desc, x.data(), w_desc, w.data(), conv, algo, ws.get(), ws_bytes,
-                                     &zero, y_desc, y.data());
+            dnn::convolution_forward(h, &one, x_desc, xp, w_desc, wp, conv, algo, ws.get(), ws_bytes, &zero, y_desc, yp);
         };
         run_strata();
-        // strata's y against a peer's result: within 1e-3 of the largest |y| (counted a failure).
+        auto widen = [](const std::vector<bf16>& from, std::vector<float>& to) {
+          std::transform(from.begin(), from.end(), to.begin(), [](bf16 v) { return v.to_float(); });
+        };
+        if (bf16_data) widen(yb, y);  // y in f32 for the checks
+        // strata's y against a peer's result: within 1e-3 of the largest |y| (counted a failure);
+        // bf16 outputs within 1e-2 (two roundings of nearly equal sums differ by a bf16 step, 2^-8
+        // of |y|, and the sums themselves by the f32 accumulation order).
+        const double tolerance = bf16_data ? 1e-2 : 1e-3;
         auto check_against = [&](const std::vector<float>& ref, const char* what) {
           double max_diff = 0, max_y = 0;
           for (std::size_t i = 0; i < y.size(); ++i)
             max_diff = std::max(max_diff, double(std::fabs(y[i] - ref[i]))), max_y = std::max(max_y, double(std::fabs(ref[i])));
-          if (!(max_diff <= 1e-3 * std::max(1.0, max_y))) {
+          if (!(max_diff <= tolerance * std::max(1.0, max_y))) {
             std::printf("# %s: MISMATCH %s, max |diff| %.3g (max |y| %.3g)\n", l.name.c_str(), what, max_diff, max_y);
             ++failures;
           }
@@ -205,7 +229,7 @@ int run_conv_bench(const ConvBenchOptions& o) {
         if (dnnl) {
           dnnl->set_threads(threads);
           std::string err;
-          have_dnnl = dnnl->prepare(s, x0.data(), w0.data(), err);
+          have_dnnl = dnnl->prepare(s, x0.data(), w0.data(), bf16_data, err);
           if (have_dnnl) {
             dnnl->run();
             dnnl->output_nchw(yref.data());
@@ -216,10 +240,13 @@ int run_conv_bench(const ConvBenchOptions& o) {
           }
         }
         std::vector<float> y_other;
+        std::vector<bf16> yb_other(other ? yb.size() : 0);  // the other build's bf16 y (written by every run)
         if (other) {
           y_other.resize(y.size());
-          other->prepare(h, x_desc, x.data(), w_desc, w.data(), conv, y_desc, y_other.data(), algo, prepared);
+          void* yo = bf16_data ? static_cast<void*>(yb_other.data()) : y_other.data();
+          other->prepare(h, x_desc, xp, w_desc, wp, conv, y_desc, yo, algo, prepared);
           other->run();
+          if (bf16_data) widen(yb_other, y_other);
           check_against(y_other, "this build vs the other");
         }
         const bool have_peer = have_dnnl || other;
@@ -286,7 +313,7 @@ int run_conv_bench(const ConvBenchOptions& o) {
 
 void add_bench_conv_command(CLI::App& bench, int& exit_code) {
   auto opt = std::make_shared<ConvBenchOptions>();
-  auto* conv = bench.add_subcommand("conv", "Convolution (f32 forward) vs oneDNN over a layer file");
+  auto* conv = bench.add_subcommand("conv", "Convolution (f32 or bf16 forward) vs oneDNN over a layer file");
   conv->add_option("-f,--file", opt->file, "Layer file (bench/problems/conv_resnet50.txt)");
   conv->add_option("-b,--batch", opt->batches, "Batch sizes, e.g. 1,8")->delimiter(',');
   conv->add_option("-t,--threads", opt->threads, "Thread counts, e.g. 1,2")->delimiter(',');
@@ -300,6 +327,8 @@ void add_bench_conv_command(CLI::App& bench, int& exit_code) {
   conv->add_option("--filter", opt->filter,
                    "prepared (default: once, untimed, as oneDNN reorders its weights) or per-call")
       ->check(CLI::IsMember({"prepared", "per-call"}));
+  conv->add_option("--dtype", opt->dtype, "Data type of x, w and y: f32 (default) or bf16 (f32 accumulation)")
+      ->check(CLI::IsMember({"f32", "bf16"}));
   conv->callback([opt, &exit_code] { exit_code = run_conv_bench(*opt); });
 }
 

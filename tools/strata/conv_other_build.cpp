@@ -57,9 +57,9 @@ std::unique_ptr<OtherBuildConv> OtherBuildConv::load(const std::string& path, st
   return b;
 }
 
-void OtherBuildConv::prepare(const dnn::Handle& h, const dnn::TensorDesc& x_desc, const float* x,
-                             const dnn::FilterDesc& w_desc, const float* w, const dnn::ConvDesc& conv,
-                             const dnn::TensorDesc& y_desc, float* y, dnn::ConvAlgo algo, bool prepared) {
+void OtherBuildConv::prepare(const dnn::Handle& h, const dnn::TensorDesc& x_desc, const void* x,
+                             const dnn::FilterDesc& w_desc, const void* w, const dnn::ConvDesc& conv,
+                             const dnn::TensorDesc& y_desc, void* y, dnn::ConvAlgo algo, bool prepared) {
   h_ = &h, x_desc_ = &x_desc, w_desc_ = &w_desc, conv_ = &conv, y_desc_ = &y_desc;
   x_ = x, w_ = w, y_ = y, algo_ = algo, prepared_ = prepared;
   pf_ = prepared ? fn_->prepare(h, x_desc, w_desc, w, conv, y_desc, algo) : dnn::PreparedFilter{};

@@ -21,9 +21,10 @@ class OtherBuildConv {
   static std::unique_ptr<OtherBuildConv> load(const std::string& path, std::string& why_not);
 
   // The problem with this program's descriptors and handle (the layouts both builds share);
-  // prepared: the filter prepared once by the other build, as the timed build does.
-  void prepare(const dnn::Handle& h, const dnn::TensorDesc& x_desc, const float* x, const dnn::FilterDesc& w_desc,
-               const float* w, const dnn::ConvDesc& conv, const dnn::TensorDesc& y_desc, float* y, dnn::ConvAlgo algo,
+  // prepared: the filter prepared once by the other build, as the timed build does. The data
+  // are of the descriptors' type.
+  void prepare(const dnn::Handle& h, const dnn::TensorDesc& x_desc, const void* x, const dnn::FilterDesc& w_desc,
+               const void* w, const dnn::ConvDesc& conv, const dnn::TensorDesc& y_desc, void* y, dnn::ConvAlgo algo,
                bool prepared);
   void run();  // one forward call into y
   std::string name() const { return name_; }
@@ -40,9 +41,9 @@ class OtherBuildConv {
   const dnn::FilterDesc* w_desc_ = nullptr;
   const dnn::ConvDesc* conv_ = nullptr;
   const dnn::TensorDesc* y_desc_ = nullptr;
-  const float* x_ = nullptr;
-  const float* w_ = nullptr;
-  float* y_ = nullptr;
+  const void* x_ = nullptr;
+  const void* w_ = nullptr;
+  void* y_ = nullptr;
   dnn::ConvAlgo algo_{};
   bool prepared_ = false;
   dnn::PreparedFilter pf_;

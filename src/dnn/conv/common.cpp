@@ -34,6 +34,10 @@ void pack_filter(const ConvProblem& p, const float* w, float* dst, FilterOrder o
   for_each_filter_element(p, order, [&](int64_t off, int64_t i) { dst[i] = w[off]; });
 }
 
+void pack_filter(const ConvProblem& p, const uint16_t* w, uint16_t* dst, FilterOrder order) {
+  for_each_filter_element(p, order, [&](int64_t off, int64_t i) { dst[i] = w[off]; });
+}
+
 void unpack_filter_blend(const ConvProblem& p, const float* src, FilterOrder order, float* w, float alpha,
                          float beta) {
   for_each_filter_element(p, order, [&](int64_t off, int64_t i) { blend_store(w + off, src[i], alpha, beta); });

@@ -21,6 +21,8 @@ enum class FilterOrder {
 
 // Copies the filter view of `p` into a packed buffer of p.k * p.cg() * p.filter_spatial() floats.
 void pack_filter(const ConvProblem& p, const float* w, float* dst, FilterOrder order);
+// The same for a bf16/f16 filter read as stored (ConvArgs::w_narrow).
+void pack_filter(const ConvProblem& p, const uint16_t* w, uint16_t* dst, FilterOrder order);
 // The inverse with blending: w = alpha * src + beta * w (beta == 0: w not read).
 void unpack_filter_blend(const ConvProblem& p, const float* src, FilterOrder order, float* w, float alpha,
                          float beta);

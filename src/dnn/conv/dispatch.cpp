@@ -38,6 +38,29 @@ std::array<int64_t, 5> expand_strides(const std::vector<int64_t>& s) {
 
 std::size_t f32_bytes(int64_t elements) { return WorkspaceCarver::round_up(std::size_t(elements) * sizeof(float)); }
 
+// Whether a tensor's elements are addressed by its linear index (packed NCHW or NHWC).
+bool packed(const TensorDesc& t) { return t.is_packed(Layout::nchw) || t.is_packed(Layout::nhwc); }
+
+// A staged tensor into its f32 copy dst (staged_strides): one conversion when the caller's
+// tensor is itself packed that way, else element by element.
+void stage_in(DType dt, const TensorDesc& t, const void* src, float* dst) {
+  const auto dst_strides = staged_strides(t);
+  if (t.strides() == dst_strides) return convert_to_f32(dt, src, dst, t.element_count());
+  std::vector<int64_t> offs;
+  for_each_element(t.dims(), dst_strides, [&](int64_t o, int64_t) { offs.push_back(o); });
+  int64_t i = 0;
+  for_each_element(t.dims(), t.strides(), [&](int64_t o, int64_t) { dst[offs[std::size_t(i++)]] = load_f32(dt, src, o); });
+}
+
+// Element (linear index i) of a packed tensor: its channel.
+int64_t packed_channel(const TensorDesc& t, int64_t i) {
+  const int64_t k = t.dim(1);
+  if (t.is_packed(Layout::nhwc)) return i % k;
+  int64_t spatial = 1;
+  for (int r = 2; r < t.rank(); ++r) spatial *= t.dim(r);
+  return i / spatial % k;
+}
+
 // The logical offset of element 0 of a filter whose spatial strides were negated (flip).
 int64_t flip_offset(const ConvProblem& p) {
   return (p.filter[0] - 1) * -p.ws[3] + (p.filter[1] - 1) * -p.ws[4] + (p.filter[2] - 1) * -p.ws[5];
@@ -96,6 +119,7 @@ ConvProblem make_problem(const Handle& h, const ConvDescs& d) {
     p.dilation[off + i] = d.conv.dilations()[si];
   }
   const bool staged = p.dtype != DType::f32;
+  p.narrow_in_place = (p.dtype == DType::bf16 || p.dtype == DType::f16) && p.op == ConvOp::forward && packed(d.x);
   p.xs = expand_strides(staged ? staged_strides(d.x) : d.x.strides());
   p.ys = expand_strides(staged ? staged_strides(d.y) : d.y.strides());
   const std::vector<int64_t> wst = d.w.strides();
@@ -108,8 +132,13 @@ ConvProblem make_problem(const Handle& h, const ConvDescs& d) {
   return p;
 }
 
-std::size_t staging_bytes(const ConvProblem& p, const ConvDescs& d) {
+bool reads_narrow(const ConvProblem& p, ConvAlgo algo) {
+  return p.narrow_in_place && conv_algorithm(algo).reads_narrow_inputs(p);
+}
+
+std::size_t staging_bytes(const ConvProblem& p, const ConvDescs& d, ConvAlgo algo) {
   if (p.dtype == DType::f32) return 0;
+  if (reads_narrow(p, algo)) return f32_bytes(d.y.element_count());
   return f32_bytes(d.x.element_count()) + f32_bytes(d.w.element_count()) + f32_bytes(d.y.element_count());
 }
 
@@ -119,7 +148,7 @@ std::size_t required_workspace(const ConvProblem& p, const ConvDescs& d, ConvAlg
   if (!s.ok)
     throw_error(Status::not_supported, "algo",
                 std::string(conv_algo_name(algo)) + " cannot compute this problem: " + s.reason);
-  return WorkspaceCarver::round_up(a.workspace_size(p)) + staging_bytes(p, d);
+  return WorkspaceCarver::round_up(a.workspace_size(p)) + staging_bytes(p, d, algo);
 }
 
 float scalar_arg(const void* p, const char* name) {
@@ -188,6 +217,7 @@ void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, 
 
   const Timer timer;
   const bool staged = p.dtype != DType::f32;
+  const bool narrow_inputs = reads_narrow(p, algo);  // x and w read as stored, only y staged
   WorkspaceCarver carve(workspace, workspace_bytes);
   void* algo_ws = carve.take<std::byte>(conv_algorithm(algo).workspace_size(p));
 
@@ -196,21 +226,16 @@ void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, 
   float* fw = static_cast<float*>(const_cast<void*>(w));
   float* fy = static_cast<float*>(const_cast<void*>(y));
   const std::vector<int64_t> wstrides = d.w.strides();
-  if (staged) {
+  if (narrow_inputs) {
+    fx = fw = nullptr;
+    fy = carve.take<float>(std::size_t(d.y.element_count()));
+  } else if (staged) {
     float* sx = carve.take<float>(std::size_t(d.x.element_count()));
     float* sw = carve.take<float>(std::size_t(d.w.element_count()));
     float* sy = carve.take<float>(std::size_t(d.y.element_count()));
-    auto stage_in = [&](const TensorDesc& t, const void* src, float* dst) {
-      const auto dst_strides = staged_strides(t);
-      std::vector<int64_t> offs;
-      for_each_element(t.dims(), dst_strides, [&](int64_t o, int64_t) { offs.push_back(o); });
-      int64_t i = 0;
-      for_each_element(t.dims(), t.strides(), [&](int64_t o, int64_t) { dst[offs[std::size_t(i++)]] = load_f32(p.dtype, src, o); });
-    };
-    if (p.op != ConvOp::backward_data) stage_in(d.x, x, sx);
-    if (p.op != ConvOp::forward) stage_in(d.y, y, sy);
-    if (p.op != ConvOp::backward_filter)
-      for (int64_t i = 0; i < d.w.element_count(); ++i) sw[i] = load_f32(p.dtype, w, i);
+    if (p.op != ConvOp::backward_data) stage_in(p.dtype, d.x, x, sx);
+    if (p.op != ConvOp::forward) stage_in(p.dtype, d.y, y, sy);
+    if (p.op != ConvOp::backward_filter) convert_to_f32(p.dtype, w, sw, d.w.element_count());
     fx = sx, fw = sw, fy = sy;
   }
 
@@ -242,7 +267,12 @@ void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, 
   ConvArgs args;
   args.epilogue = fused ? &tile_epi : nullptr;
   args.x = fx;
-  args.w = const_cast<float*>(filter_origin(p, fw));
+  args.w = fw ? const_cast<float*>(filter_origin(p, fw)) : nullptr;
+  if (narrow_inputs) {  // w_narrow addresses logical element 0, as args.w does (filter_origin)
+    const auto* w16 = static_cast<const uint16_t*>(w);
+    args.x_narrow = x;
+    args.w_narrow = p.ws[3] < 0 || p.ws[4] < 0 || p.ws[5] < 0 ? w16 + flip_offset(p) : w16;
+  }
   args.prepared_w = prepared;
   args.y = fy;
   args.alpha = alpha;
@@ -264,14 +294,11 @@ void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, 
   // ---- staged stores and the epilogue ----
   if (p.op == ConvOp::forward && blend_later) {
     const auto fy_strides = staged ? staged_strides(d.y) : d.y.strides();
-    std::vector<int64_t> f_offs;
-    f_offs.reserve(std::size_t(d.y.element_count()));
-    for_each_element(d.y.dims(), fy_strides, [&](int64_t o, int64_t) { f_offs.push_back(o); });
     std::vector<int64_t> bias_strides;
     if (epi && epi->bias) bias_strides = epi->bias_desc->strides();
-    int64_t i = 0;
-    for_each_element(d.y.dims(), d.y.strides(), [&](int64_t o, int64_t ch) {
-      float v = fy[f_offs[std::size_t(i++)]];
+    // Element o of y (caller's strides) from fy's element f, in channel ch.
+    auto finish = [&](int64_t o, int64_t f, int64_t ch) {
+      float v = fy[f];
       if (!epi) {
         if (beta != 0.f) v += beta * load_f32(p.dtype, y, o);
       } else {
@@ -280,7 +307,19 @@ void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, 
         v = apply_activation(epi->act, v);
       }
       store_f32(p.dtype, const_cast<void*>(y), o, v);
-    });
+    };
+    const int64_t count = d.y.element_count();
+    if (fy_strides == d.y.strides() && packed(d.y)) {  // both by linear index
+      if (!epi && beta == 0.f) convert_from_f32(p.dtype, fy, const_cast<void*>(y), count);
+      else
+        for (int64_t i = 0; i < count; ++i) finish(i, i, packed_channel(d.y, i));
+    } else {
+      std::vector<int64_t> f_offs;
+      f_offs.reserve(std::size_t(count));
+      for_each_element(d.y.dims(), fy_strides, [&](int64_t o, int64_t) { f_offs.push_back(o); });
+      int64_t i = 0;
+      for_each_element(d.y.dims(), d.y.strides(), [&](int64_t o, int64_t ch) { finish(o, f_offs[std::size_t(i++)], ch); });
+    }
   } else if (staged && p.op == ConvOp::backward_data) {
     const auto s = staged_strides(d.x);
     std::vector<int64_t> f_offs;
@@ -303,6 +342,7 @@ void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, 
     std::string line = cat("conv ", p.str(), " t", p.threads, p.deterministic ? " det" : " fast", " algo=",
                            conv_algo_name(algo), " (", why, ")", prepared ? " filter=prepared" : "");
     if (epi) line += fused ? " epilogue=fused-in-tiles" : " epilogue=separate-pass";
+    if (staged) line += narrow_inputs ? " inputs=as-stored" : " inputs=staged-f32";
     if (verbose(2)) line += cat(" time_ms=", timer.seconds() * 1e3, " gflops=", p.flops() / timer.seconds() * 1e-9);
     verbose_write("dnn", line);
   }

@@ -28,8 +28,11 @@ struct ConvDescs {
 // describes the problem as the algorithms will see it under this handle.
 ConvProblem make_problem(const Handle& h, const ConvDescs& d);
 
-// f32 staging bytes for a non-f32 call (0 for f32).
-std::size_t staging_bytes(const ConvProblem& p, const ConvDescs& d);
+// Whether `algo` reads this bf16/f16 forward's x and w as stored (only y is staged).
+bool reads_narrow(const ConvProblem& p, ConvAlgo algo);
+
+// f32 staging bytes for a non-f32 call on `algo` (0 for f32; only y's when it reads narrow inputs).
+std::size_t staging_bytes(const ConvProblem& p, const ConvDescs& d, ConvAlgo algo);
 
 // Workspace of `algo` for the call, staging included; throws not_supported naming "algo"
 // when the algorithm cannot serve the problem.

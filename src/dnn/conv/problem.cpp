@@ -59,6 +59,7 @@ std::string ConvProblem::str() const {
      << " str" << stride[0] << ',' << stride[1] << ',' << stride[2] << " dil" << dilation[0] << ','
      << dilation[1] << ',' << dilation[2] << " x:" << layout_tag(x_nchw(), x_nhwc())
      << " w:" << (w_kcrs() ? "kcrs" : w_krsc() ? "krsc" : "strided") << " y:" << layout_tag(y_nchw(), y_nhwc());
+  if (dtype != DType::f32 && op == ConvOp::forward && !narrow_in_place) os << " x-staged";
   return os.str();
 }
 

@@ -2,7 +2,9 @@
 //
 // Every problem is stored as 3-D (D, H, W): a 2-D problem has D = 1, a 1-D one D = H = 1, so
 // one loop nest serves all ranks. Tensors are seen as f32 with element strides (the public
-// layer stages f16/bf16/i8 through f32 copies), so NCHW, NHWC and strided views are one case.
+// layer stages f16/bf16/i8 through f32 copies), so NCHW, NHWC and strided views are one case --
+// except that an algorithm may read a bf16/f16 forward's x and w as stored
+// (ConvAlgorithm::reads_narrow_inputs), writing y in f32 for the public layer to round.
 //
 // Roles, whatever the operation: x is the input-shaped tensor (N, C, D, H, W), w the filter
 // (G groups of K/G x C/G x T x R x S), y the output-shaped tensor (N, K, OD, OH, OW).
@@ -43,6 +45,9 @@ struct ConvProblem {
   bool deterministic = true;
   Isa isa = Isa::generic;
   bool filter_prepared = false;  // ConvArgs::prepared_w is set (no per-call filter transform)
+  // A bf16/f16 forward whose x is packed NCHW or NHWC, so xs (the packed strides) also address
+  // the caller's x: an algorithm that reads narrow inputs may take x and w as stored.
+  bool narrow_in_place = false;
 
   int64_t cg() const { return c / groups; }
   int64_t kg() const { return k / groups; }
@@ -91,6 +96,10 @@ struct ConvArgs {
   // The algorithm's prepared form of w (ConvAlgorithm::prepare_filter) when the caller passed a
   // PreparedFilter; then w is not read.
   const float* prepared_w = nullptr;
+  // A bf16/f16 forward run on an algorithm that reads narrow inputs: the caller's x and w
+  // (p.dtype, strides xs and ws) instead of f32 copies at x and w; y is still f32.
+  const void* x_narrow = nullptr;
+  const void* w_narrow = nullptr;
   float alpha = 1.f, beta = 0.f;
   void* workspace = nullptr;  // 64-byte aligned when workspace_size() > 0
   std::size_t workspace_bytes = 0;

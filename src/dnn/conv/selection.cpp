@@ -4,6 +4,7 @@
 #include <cstring>
 #include <random>
 
+#include "../tensor_access.hpp"
 #include "algo_cache.hpp"
 #include "strata/core/log.hpp"
 #include "strata/core/memory.hpp"
@@ -44,17 +45,14 @@ void sort_usable_first(std::vector<AlgoPerf>& v, const std::vector<double>& key)
 }
 
 // Scratch memory for one tensor of the call, filled with small values so timings see
-// ordinary numbers (no denormals, no NaN paths).
+// ordinary numbers (no denormals, no NaN paths): multiples of 1/8 in [-1, 1] (i8: -8..8),
+// exact in every dtype.
 AlignedArray<std::byte> scratch(int64_t span, DType t, uint32_t seed) {
-  const std::size_t bytes = std::size_t(std::max<int64_t>(span, 1)) * dtype_size(t);
-  auto buf = make_aligned<std::byte>(bytes);
+  const int64_t count = std::max<int64_t>(span, 1);
+  auto buf = make_aligned<std::byte>(std::size_t(count) * dtype_size(t));
   std::minstd_rand rng(seed);
-  if (t == DType::f32) {
-    auto* f = reinterpret_cast<float*>(buf.get());
-    for (std::size_t i = 0; i < bytes / 4; ++i) f[i] = float(int(rng() % 17) - 8) / 8.f;
-  } else {
-    for (std::size_t i = 0; i < bytes; ++i) buf[i] = std::byte(rng() & 0x3f);  // small positive f16/bf16/i8 bits
-  }
+  const float unit = t == DType::i8 ? 1.f : 1.f / 8.f;
+  for (int64_t i = 0; i < count; ++i) store_f32(t, buf.get(), i, float(int(rng() % 17) - 8) * unit);
   return buf;
 }
 
@@ -63,9 +61,13 @@ AlignedArray<std::byte> scratch(int64_t span, DType t, uint32_t seed) {
 std::vector<AlgoPerf> rank_by_heuristic(const Handle& h, const ConvProblem& p, const ConvDescs& d) {
   std::vector<AlgoPerf> v;
   std::vector<double> cost;
+  // A bf16/f16/i8 call on an algorithm that computes on f32 copies pays for copying x and w
+  // (~1 ns per element); one that reads bf16/f16 inputs as stored (reads_narrow) does not.
+  const double staging = p.dtype == DType::f32 ? 0.0 : double(d.x.element_count() + d.w.element_count()) * 1e-9;
   for (const ConvAlgorithm* a : conv_algorithms()) {
     v.push_back(describe(h, p, d, *a));
-    cost.push_back(v.back().supported ? a->estimated_cost(p) : 0.0);
+    const double own = reads_narrow(p, a->id()) ? 0.0 : staging;
+    cost.push_back(v.back().supported ? a->estimated_cost(p) + own : 0.0);
     if (v.back().supported && v.back().within_budget)
       v.back().reason = cat(v.back().reason, "; estimated ", cost.back() * 1e3, " ms");
   }
