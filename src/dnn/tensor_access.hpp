@@ -2,7 +2,6 @@
 // f16/bf16/i8 staging copies, the bias/activation epilogue and bias-add; the algorithms
 // themselves only ever see f32.
 #pragma once
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -36,27 +35,18 @@ inline void store_f32(DType t, void* base, int64_t i, float v) {
   }
 }
 
-// n consecutive elements of type t at src into f32 (exact), and back (rounded as store_f32
-// rounds). bf16 is a shift either way, written so the compiler vectorises it; its rounding is
-// minifloat.hpp's (nearest even, quiet NaNs keeping their top payload bits), in bit arithmetic.
+// bf16 <-> f32 for n consecutive elements (convert.cpp): exact one way, rounded as bf16(float)
+// rounds the other (nearest even, quiet NaNs keeping their top payload bits).
+void bf16_to_f32(const uint16_t* src, float* dst, int64_t n);
+void f32_to_bf16(const float* src, uint16_t* dst, int64_t n);
+
+// n consecutive elements of type t at src into f32 (exact), and back (rounded as store_f32 rounds).
 inline void convert_to_f32(DType t, const void* src, float* dst, int64_t n) {
-  if (t == DType::bf16) {
-    const auto* b = static_cast<const uint16_t*>(src);
-    for (int64_t i = 0; i < n; ++i) dst[i] = std::bit_cast<float>(uint32_t(b[i]) << 16);
-    return;
-  }
+  if (t == DType::bf16) return bf16_to_f32(static_cast<const uint16_t*>(src), dst, n);
   for (int64_t i = 0; i < n; ++i) dst[i] = load_f32(t, src, i);
 }
 inline void convert_from_f32(DType t, const float* src, void* dst, int64_t n) {
-  if (t == DType::bf16) {
-    auto* b = static_cast<uint16_t*>(dst);
-    for (int64_t i = 0; i < n; ++i) {
-      const uint32_t u = std::bit_cast<uint32_t>(src[i]);
-      const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-      b[i] = uint16_t((u & 0x7fffffffu) > 0x7f800000u ? (u >> 16) | 0x40u : rounded);
-    }
-    return;
-  }
+  if (t == DType::bf16) return f32_to_bf16(src, static_cast<uint16_t*>(dst), n);
   for (int64_t i = 0; i < n; ++i) store_f32(t, dst, i, src[i]);
 }
 

@@ -14,34 +14,6 @@
 namespace strata::dnn::test {
 namespace {
 
-const std::vector<Spec>& sweep() {
-  static const std::vector<Spec> s{
-      {"odd_3x3", 2, 3, 4, 1, {5, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
-      {"valid_3x3", 1, 4, 6, 1, {9, 9}, {3, 3}, {0, 0}, {1, 1}, {1, 1}},
-      {"pad_gt_kernel", 2, 5, 3, 1, {8, 6}, {3, 3}, {4, 4}, {1, 1}, {1, 1}},
-      {"stride2", 1, 6, 8, 1, {11, 13}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
-      {"dilation2", 2, 4, 4, 1, {10, 10}, {3, 3}, {2, 2}, {1, 1}, {2, 2}},
-      {"groups2", 2, 8, 8, 2, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
-      {"depthwise", 1, 8, 8, 8, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
-      {"pointwise", 3, 16, 8, 1, {6, 6}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
-      {"pointwise_s2", 1, 7, 5, 1, {6, 7}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
-      {"k5", 2, 3, 4, 1, {12, 11}, {5, 5}, {2, 2}, {1, 1}, {1, 1}},
-      {"k7", 1, 3, 4, 1, {17, 15}, {7, 7}, {3, 3}, {1, 1}, {1, 1}},
-      {"stem_k7_s2", 2, 3, 8, 1, {16, 16}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
-      // Depth 10 x 49 = 490 crosses the GEMM's k block (320 with a 32 KiB L1) inside a merged
-      // run of channels (7 x 10 = 70 values per filter row: too long for the row-band path).
-      {"k7_c10_s2", 1, 10, 6, 1, {19, 17}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
-      {"conv_mode", 1, 3, 2, 1, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, ConvMode::convolution},
-      {"wide_3x3", 1, 20, 24, 1, {13, 13}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
-      {"many_tiles", 3, 8, 8, 1, {30, 30}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
-      {"rect_2x5", 2, 3, 5, 1, {9, 12}, {2, 5}, {1, 2}, {1, 1}, {1, 1}},
-      {"conv1d", 2, 4, 3, 1, {17}, {5}, {2}, {1}, {1}},
-      {"conv3d", 1, 3, 2, 1, {5, 6, 7}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
-      {"conv3d_1x3x3", 2, 4, 4, 1, {3, 6, 6}, {1, 3, 3}, {0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
-  };
-  return s;
-}
-
 struct Case {
   Spec spec;
   Layout layout;
@@ -113,7 +85,7 @@ TEST(ConvAlgorithms, SweepEveryAlgorithmAndOperationAgainstReference) {
   Handle h;
   h.set_num_threads(2);
   std::map<std::pair<int, int>, int> exercised;  // (algo, op) -> cases
-  for (const Spec& s : sweep())
+  for (const Spec& s : conv_sweep())
     for (Layout layout : {Layout::nchw, Layout::nhwc})
       for (FilterLayout fl : {FilterLayout::kcrs, FilterLayout::krsc}) {
         // Mixed activation/filter layouts only for a few shapes (they take the repacking path).
@@ -147,7 +119,7 @@ TEST(ConvAlgorithms, SweepEveryAlgorithmAndOperationAgainstReference) {
 TEST(ConvAlgorithms, ImplicitGemmServesBothLayoutsForwardAndSaysWhy) {
   Handle h;
   for (Layout layout : {Layout::nchw, Layout::nhwc}) {
-    const Descs d = make_descs(sweep()[0], layout, FilterLayout::kcrs);
+    const Descs d = make_descs(conv_sweep()[0], layout, FilterLayout::kcrs);
     const auto ranked = get_forward_algorithms(h, d.x, d.w, d.conv, d.y);
     bool seen = false;
     for (const auto& r : ranked)

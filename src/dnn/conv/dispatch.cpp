@@ -21,8 +21,12 @@ std::string dims_str(const std::vector<int64_t>& v) {
   return s + "]";
 }
 
-// The layout a non-f32 tensor is staged in: NHWC when the caller's tensor is packed NHWC.
-Layout staged_layout(const TensorDesc& t) { return t.is_packed(Layout::nhwc) ? Layout::nhwc : Layout::nchw; }
+// The layout a non-f32 tensor is staged in: NHWC when the caller's tensor is packed NHWC or a
+// view with contiguous channels (a crop of an NHWC tensor stays channels-last), else NCHW.
+Layout staged_layout(const TensorDesc& t) {
+  const bool channels_inner = t.dim(1) > 1 && t.strides()[1] == 1;
+  return t.is_packed(Layout::nhwc) || (channels_inner && !t.is_packed(Layout::nchw)) ? Layout::nhwc : Layout::nchw;
+}
 
 std::vector<int64_t> staged_strides(const TensorDesc& t) {
   return TensorDesc::packed(DType::f32, staged_layout(t), t.dims()).strides();
