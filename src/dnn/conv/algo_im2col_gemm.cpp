@@ -60,47 +60,47 @@ bool fast_filter_split(const ConvProblem& p) {
   return p.op == ConvOp::backward_filter && !p.deterministic && image_parallel(p);
 }
 
-// ---- lowering: one image, one group --------------------------------------------------------
+// ---- lowering: one image, one group, output positions [p0, p1) ------------------------------
 
-// NCHW: col[q][p], q = ((c*T + t)*R + r)*S + s over the group's channels, p = output position.
-// T: float, or the bits of bf16/f16 (T{} is +0 in all three).
+// NCHW: col[q][p - p0], q = ((c*T + t)*R + r)*S + s over the group's channels, p = output
+// position. T: float, or the bits of bf16/f16 (T{} is +0 in all three).
 template <class T>
-void im2col_nchw(const ConvProblem& p, const T* xg, T* col, int threads) {
-  const int64_t TRS = p.filter_spatial(), Q = p.cg() * TRS, P = p.out_spatial();
+void im2col_nchw(const ConvProblem& p, const T* xg, T* col, int threads, int64_t p0, int64_t p1) {
+  const int64_t TRS = p.filter_spatial(), Q = p.cg() * TRS, OW = p.out[2], OH = p.out[1];
   parallel_for(Q, threads, [&](int64_t lo, int64_t hi, int) {
     for (int64_t q = lo; q < hi; ++q) {
       const int64_t c = q / TRS, t = q / (p.filter[1] * p.filter[2]) % p.filter[0],
                     r = q / p.filter[2] % p.filter[1], s = q % p.filter[2];
-      T* row = col + q * P;
       const T* xc = xg + c * p.xs[1];
-      for (int64_t od = 0; od < p.out[0]; ++od) {
+      for (int64_t line = p0 / OW; line * OW < p1; ++line) {  // output rows (od, oh) in the range
+        const int64_t od = line / OH, oh = line % OH;
+        const int64_t w0 = std::max<int64_t>(p0 - line * OW, 0), w1 = std::min(p1 - line * OW, OW);
+        T* row = col + q * (p1 - p0) + line * OW + w0 - p0;
         const int64_t id = od * p.stride[0] + t * p.dilation[0] - p.pad[0];
-        for (int64_t oh = 0; oh < p.out[1]; ++oh, row += p.out[2]) {
-          const int64_t ih = oh * p.stride[1] + r * p.dilation[1] - p.pad[1];
-          if (id < 0 || id >= p.in[0] || ih < 0 || ih >= p.in[1]) {
-            std::fill(row, row + p.out[2], T{});
-            continue;
-          }
-          const T* xrow = xc + id * p.xs[2] + ih * p.xs[3];
-          const int64_t sw = p.stride[2], off = s * p.dilation[2] - p.pad[2];
-          for (int64_t ow = 0; ow < p.out[2]; ++ow) {
-            const int64_t iw = ow * sw + off;
-            row[ow] = (iw >= 0 && iw < p.in[2]) ? xrow[iw * p.xs[4]] : T{};
-          }
+        const int64_t ih = oh * p.stride[1] + r * p.dilation[1] - p.pad[1];
+        if (id < 0 || id >= p.in[0] || ih < 0 || ih >= p.in[1]) {
+          std::fill(row, row + (w1 - w0), T{});
+          continue;
+        }
+        const T* xrow = xc + id * p.xs[2] + ih * p.xs[3];
+        const int64_t sw = p.stride[2], off = s * p.dilation[2] - p.pad[2];
+        for (int64_t ow = w0; ow < w1; ++ow) {
+          const int64_t iw = ow * sw + off;
+          row[ow - w0] = (iw >= 0 && iw < p.in[2]) ? xrow[iw * p.xs[4]] : T{};
         }
       }
     }
   });
 }
 
-// NHWC: col[p][q], q = ((t*R + r)*S + s)*Cg + c, so every copy is a run of Cg channels.
+// NHWC: col[p - p0][q], q = ((t*R + r)*S + s)*Cg + c, so every copy is a run of Cg channels.
 template <class T>
-void im2col_nhwc(const ConvProblem& p, const T* xg, T* col, int threads) {
-  const int64_t Cg = p.cg(), Q = Cg * p.filter_spatial(), P = p.out_spatial();
-  parallel_for(P, threads, [&](int64_t lo, int64_t hi, int) {
-    for (int64_t pos = lo; pos < hi; ++pos) {
+void im2col_nhwc(const ConvProblem& p, const T* xg, T* col, int threads, int64_t p0, int64_t p1) {
+  const int64_t Cg = p.cg(), Q = Cg * p.filter_spatial();
+  parallel_for(p1 - p0, threads, [&](int64_t lo, int64_t hi, int) {
+    for (int64_t pos = p0 + lo; pos < p0 + hi; ++pos) {
       const int64_t od = pos / (p.out[1] * p.out[2]), oh = pos / p.out[2] % p.out[1], ow = pos % p.out[2];
-      T* dst = col + pos * Q;
+      T* dst = col + (pos - p0) * Q;
       for (int64_t t = 0; t < p.filter[0]; ++t) {
         const int64_t id = od * p.stride[0] + t * p.dilation[0] - p.pad[0];
         for (int64_t r = 0; r < p.filter[1]; ++r) {
@@ -201,23 +201,22 @@ void gemm_row_major(const blas::Handle& bh, DType dt, Op ta, Op tb, int64_t m, i
   }
 }
 
-// One image's forward from x and the packed filter w (both of element type T).
-template <class T>
-void forward_image(const ConvProblem& p, const ConvArgs& a, const T* x, const T* w, int64_t n, T* col, int threads) {
+// One image's forward from the packed filter w.
+void forward_image(const ConvProblem& p, const ConvArgs& a, const float* w, int64_t n, float* col, int threads) {
   const blas::Handle bh = blas_handle_for(p, threads);
   const int64_t Kg = p.kg(), Cg = p.cg(), Q = Cg * p.filter_spatial(), P = p.out_spatial();
   for (int64_t g = 0; g < p.groups; ++g) {
-    const T* xg = x + n * p.xs[0] + g * Cg * p.xs[1];
+    const float* xg = a.x + n * p.xs[0] + g * Cg * p.xs[1];
     float* yg = a.y + n * p.ys[0] + g * Kg * p.ys[1];
-    const T* wg = w + g * Kg * Q;
+    const float* wg = w + g * Kg * Q;
     if (!channels_last(p)) {
-      const T* B = xg;
-      if (!pointwise(p)) im2col_nchw(p, xg, col, threads), B = col;
+      const float* B = xg;
+      if (!pointwise(p)) im2col_nchw(p, xg, col, threads, 0, P), B = col;
       gemm_row_major(bh, p.dtype, Op::N, Op::N, Kg, P, Q, a.alpha, wg, Q, B, P, a.beta, yg, P);
     } else {
-      const T* A = xg;
+      const float* A = xg;
       int64_t lda = p.c;
-      if (!pointwise(p)) im2col_nhwc(p, xg, col, threads), A = col, lda = Q;
+      if (!pointwise(p)) im2col_nhwc(p, xg, col, threads, 0, P), A = col, lda = Q;
       gemm_row_major(bh, p.dtype, Op::N, Op::T, P, Kg, Q, a.alpha, A, lda, wg, Q, a.beta, yg, p.k);
     }
   }
@@ -234,23 +233,6 @@ void for_each_image(const ConvProblem& p, F&& one) {
   } else {
     for (int64_t n = 0; n < p.n; ++n) one(n, 0, p.threads);
   }
-}
-
-// The forward of a bf16/f16 problem on its stored x and w.
-void forward_narrow(const ConvProblem& p, const ConvArgs& a, FilterOrder order) {
-  WorkspaceCarver ws(a.workspace, a.workspace_bytes);
-  const auto* w = static_cast<const uint16_t*>(a.w_narrow);
-  if (!filter_is(p, order)) {
-    uint16_t* packed = ws.take<uint16_t>(std::size_t(p.k * p.cg() * p.filter_spatial()));
-    pack_filter(p, w, packed, order);
-    w = packed;
-  }
-  const std::size_t col_count = std::size_t(col_elements(p));
-  uint16_t* cols = pointwise(p) ? nullptr : ws.take<uint16_t>(col_count * std::size_t(col_buffers(p)));
-  const auto* x = static_cast<const uint16_t*>(a.x_narrow);
-  for_each_image(p, [&](int64_t n, int part, int threads) {
-    forward_image(p, a, x, w, n, cols ? cols + std::size_t(part) * col_count : nullptr, threads);
-  });
 }
 
 void backward_data_image(const ConvProblem& p, const ConvArgs& a, const Plan& plan, int64_t n, float* col,
@@ -292,14 +274,95 @@ void backward_filter_image(const ConvProblem& p, const ConvArgs& a, float* dw, f
     float* dwg = dw + g * Kg * Q;
     if (!channels_last(p)) {
       const float* B = xg;
-      if (!pointwise(p)) im2col_nchw(p, xg, col, threads), B = col;
+      if (!pointwise(p)) im2col_nchw(p, xg, col, threads, 0, P), B = col;
       blas::gemm<float>(bh, Order::row_major, Op::N, Op::T, Kg, Q, P, alpha, dyg, P, B, P, beta, dwg, Q);
     } else {
       const float* B = xg;
       int64_t ldb = p.c;
-      if (!pointwise(p)) im2col_nhwc(p, xg, col, threads), B = col, ldb = Q;
+      if (!pointwise(p)) im2col_nhwc(p, xg, col, threads, 0, P), B = col, ldb = Q;
       blas::gemm<float>(bh, Order::row_major, Op::T, Op::N, Kg, Q, P, alpha, dyg, p.k, B, ldb, beta, dwg, Q);
     }
+  }
+}
+
+// ---- narrow inputs: blocks of output pixels, finished while in cache -------------------------
+
+// Output pixels per block of a bf16/f16 forward: where an image's f32 results (P x K) outgrow
+// L2, blocks of them within half of it (and at least 512 pixels), so the sink rounds them into
+// y while they are still there. In-process on AMX, res2_1x1_64_256 (3.2 MB of results) 1.34x;
+// splitting images whose results fit L2 lost up to 14% (res4's 196 pixels x 1024 channels:
+// every block packs the filter again). Equal blocks in multiples of 16 rows (an AMX tile's), a
+// function of the problem and the caches only.
+int64_t narrow_block(const ConvProblem& p) {
+  const int64_t P = p.out_spatial(), k = std::max<int64_t>(p.k, 1);
+  const int64_t l2 = std::max<int64_t>(cpu_features().l2_bytes, int64_t(256) << 10);
+  if (P * k * 4 <= l2) return std::max<int64_t>(P, 1);
+  const int64_t most = std::max<int64_t>(512, l2 / 2 / (4 * k));
+  const int64_t blocks = (P + most - 1) / most;
+  return std::min(P, ((P + blocks - 1) / blocks + 15) / 16 * 16);
+}
+int64_t narrow_blocks(const ConvProblem& p) {
+  const int64_t b = narrow_block(p);
+  return p.n * ((p.out_spatial() + b - 1) / b);
+}
+// Blocks go one per thread (one-thread GEMMs) when there are at least as many as threads.
+int narrow_parts(const ConvProblem& p) { return p.threads > 1 && narrow_blocks(p) >= p.threads ? p.threads : 1; }
+std::size_t narrow_part_bytes(const ConvProblem& p) {
+  const std::size_t block = std::size_t(narrow_block(p));
+  const std::size_t col = pointwise(p) ? 0 : block * std::size_t(p.cg() * p.filter_spatial()) * 2;
+  return WorkspaceCarver::round_up(block * std::size_t(p.k) * 4) + WorkspaceCarver::round_up(col);
+}
+
+// Output pixels [p0, p1) of image img into `out` (f32, all K channels), then through the sink.
+void forward_narrow_block(const ConvProblem& p, const ConvArgs& a, const uint16_t* x, const uint16_t* w, int64_t img,
+                          int64_t p0, int64_t p1, float* out, uint16_t* col, int threads) {
+  const blas::Handle bh = blas_handle_for(p, threads);
+  const int64_t Kg = p.kg(), Cg = p.cg(), Q = Cg * p.filter_spatial(), P = p.out_spatial(), K = p.k, np = p1 - p0;
+  for (int64_t g = 0; g < p.groups; ++g) {
+    const uint16_t* xg = x + img * p.xs[0] + g * Cg * p.xs[1];
+    const uint16_t* wg = w + g * Kg * Q;
+    if (!channels_last(p)) {  // out[k][pixel - p0]
+      const uint16_t* B = xg + p0;  // a 1x1's columns: each channel's plane of P pixels
+      int64_t ldb = P;
+      if (!pointwise(p)) im2col_nchw(p, xg, col, threads, p0, p1), B = col, ldb = np;
+      gemm_row_major(bh, p.dtype, Op::N, Op::N, Kg, np, Q, a.alpha, wg, Q, B, ldb, 0.f, out + g * Kg * np, np);
+    } else {  // out[pixel - p0][k]
+      const uint16_t* A = xg + p0 * p.c;
+      int64_t lda = p.c;
+      if (!pointwise(p)) im2col_nhwc(p, xg, col, threads, p0, p1), A = col, lda = Q;
+      gemm_row_major(bh, p.dtype, Op::N, Op::T, np, Kg, Q, a.alpha, A, lda, wg, Q, 0.f, out + g * Kg, K);
+    }
+  }
+  if (channels_last(p)) return a.narrow_out->store(out, (img * P + p0) * K, np * K);
+  for (int64_t ch = 0; ch < K; ++ch) a.narrow_out->store(out + ch * np, (img * K + ch) * P + p0, np);
+}
+
+// The forward of a bf16/f16 problem on its stored x and w.
+void forward_narrow(const ConvProblem& p, const ConvArgs& a, FilterOrder order) {
+  WorkspaceCarver ws(a.workspace, a.workspace_bytes);
+  const auto* w = static_cast<const uint16_t*>(a.w_narrow);
+  if (!filter_is(p, order)) {
+    uint16_t* packed = ws.take<uint16_t>(std::size_t(p.k * p.cg() * p.filter_spatial()));
+    pack_filter(p, w, packed, order);
+    w = packed;
+  }
+  const int parts = narrow_parts(p);
+  std::byte* buffers = ws.take<std::byte>(std::size_t(parts) * narrow_part_bytes(p));
+  const int64_t block = narrow_block(p), P = p.out_spatial(), per_image = (P + block - 1) / block;
+  const auto* x = static_cast<const uint16_t*>(a.x_narrow);
+  auto one = [&](int64_t item, int part, int threads) {
+    std::byte* mine = buffers + std::size_t(part) * narrow_part_bytes(p);
+    auto* out = reinterpret_cast<float*>(mine);
+    auto* col = reinterpret_cast<uint16_t*>(mine + WorkspaceCarver::round_up(std::size_t(block * p.k) * 4));
+    const int64_t p0 = item % per_image * block;
+    forward_narrow_block(p, a, x, w, item / per_image, p0, std::min(P, p0 + block), out, col, threads);
+  };
+  if (parts > 1) {
+    parallel_for(narrow_blocks(p), p.threads, [&](int64_t lo, int64_t hi, int part) {
+      for (int64_t item = lo; item < hi; ++item) one(item, part, 1);
+    });
+  } else {
+    for (int64_t item = 0; item < narrow_blocks(p); ++item) one(item, 0, p.threads);
   }
 }
 
@@ -325,6 +388,7 @@ class Im2colGemmAlgorithm final : public ConvAlgorithm {
       const std::size_t own = filter_is(p, order(p)) && partials == 0 ? 0 : 1;
       bytes += (partials + own) * WorkspaceCarver::round_up(filter_floats * 4);
     }
+    if (narrow(p)) return bytes + std::size_t(narrow_parts(p)) * narrow_part_bytes(p);
     if (!pointwise(p))
       bytes += WorkspaceCarver::round_up(std::size_t(col_buffers(p)) * std::size_t(col_elements(p)) * elem);
     return bytes;
@@ -376,7 +440,7 @@ class Im2colGemmAlgorithm final : public ConvAlgorithm {
       case ConvOp::forward:
       case ConvOp::backward_data: {
         for_each_image(p, [&](int64_t n, int part, int threads) {
-          if (p.op == ConvOp::forward) forward_image(p, a, a.x, plan.w, n, col_of(part), threads);
+          if (p.op == ConvOp::forward) forward_image(p, a, plan.w, n, col_of(part), threads);
           else backward_data_image(p, a, plan, n, col_of(part), threads);
         });
         break;

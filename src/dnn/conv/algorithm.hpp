@@ -35,8 +35,8 @@ class ConvAlgorithm {
   // the dispatcher runs the epilogue as a separate pass over y.
   virtual bool fuses_epilogue(const ConvProblem& p) const { (void)p; return false; }
   // Whether execute() reads a bf16/f16 forward's x and w as stored (ConvArgs::x_narrow and
-  // w_narrow; only asked when p.narrow_in_place) and writes f32 y: the public layer then stages
-  // only y, where other algorithms get f32 copies of all three.
+  // w_narrow; only asked when p.narrow_in_place) and hands y over through ConvArgs::narrow_out:
+  // nothing is staged, where other algorithms get f32 copies of all three tensors.
   virtual bool reads_narrow_inputs(const ConvProblem& p) const { (void)p; return false; }
   // Filter preparation for repeated forward calls (dnn::prepare_forward_filter): the floats
   // of this algorithm's prepared filter for `p` — 0 when it has none and reads w as given —

@@ -56,8 +56,46 @@ void stage_in(DType dt, const TensorDesc& t, const void* src, float* dst) {
   for_each_element(t.dims(), t.strides(), [&](int64_t o, int64_t) { dst[offs[std::size_t(i++)]] = load_f32(dt, src, o); });
 }
 
+// The last step of a forward whose y is not the algorithm's own f32 result (a staged type, or an
+// epilogue run as a separate pass): v = alpha * conv in f32, plus beta * y or the epilogue,
+// stored in y's type. Also the sink of algorithms that read narrow inputs.
+class OutputFinisher final : public NarrowOutput {
+ public:
+  OutputFinisher(DType t, const TensorDesc& y_desc, void* y, float beta, const Epilogue* epi, bool residual_is_y)
+      : t_(t), y_desc_(y_desc), y_(y), beta_(beta), epi_(epi), residual_is_y_(residual_is_y) {
+    if (epi && epi->bias) bias_stride_ = epi->bias_desc->strides()[1];
+  }
+  // y's element at offset o (its strides), in channel ch.
+  void finish(float v, int64_t o, int64_t ch) const {
+    if (!epi_) {
+      if (beta_ != 0.f) v += beta_ * load_f32(t_, y_, o);
+    } else {
+      if (epi_->z && !residual_is_y_) v += epi_->alpha2 * load_f32(t_, epi_->z, o);
+      if (epi_->bias) v += load_f32(t_, epi_->bias, ch * bias_stride_);
+      v = apply_activation(epi_->act, v);
+    }
+    store_f32(t_, y_, o, v);
+  }
+  // Elements [offset, offset + count) of a packed y.
+  void store(const float* v, int64_t offset, int64_t count) const override {
+    if (!epi_ && beta_ == 0.f)
+      return convert_from_f32(t_, v, static_cast<std::byte*>(y_) + std::size_t(offset) * dtype_size(t_), count);
+    for (int64_t i = 0; i < count; ++i) finish(v[i], offset + i, packed_channel(y_desc_, offset + i));
+  }
+
+ private:
+  static int64_t packed_channel(const TensorDesc& t, int64_t i);
+  DType t_;
+  const TensorDesc& y_desc_;
+  void* y_;
+  float beta_;
+  const Epilogue* epi_;
+  bool residual_is_y_;
+  int64_t bias_stride_ = 0;
+};
+
 // Element (linear index i) of a packed tensor: its channel.
-int64_t packed_channel(const TensorDesc& t, int64_t i) {
+int64_t OutputFinisher::packed_channel(const TensorDesc& t, int64_t i) {
   const int64_t k = t.dim(1);
   if (t.is_packed(Layout::nhwc)) return i % k;
   int64_t spatial = 1;
@@ -123,7 +161,8 @@ ConvProblem make_problem(const Handle& h, const ConvDescs& d) {
     p.dilation[off + i] = d.conv.dilations()[si];
   }
   const bool staged = p.dtype != DType::f32;
-  p.narrow_in_place = (p.dtype == DType::bf16 || p.dtype == DType::f16) && p.op == ConvOp::forward && packed(d.x);
+  p.narrow_in_place =
+      (p.dtype == DType::bf16 || p.dtype == DType::f16) && p.op == ConvOp::forward && packed(d.x) && packed(d.y);
   p.xs = expand_strides(staged ? staged_strides(d.x) : d.x.strides());
   p.ys = expand_strides(staged ? staged_strides(d.y) : d.y.strides());
   const std::vector<int64_t> wst = d.w.strides();
@@ -142,7 +181,7 @@ bool reads_narrow(const ConvProblem& p, ConvAlgo algo) {
 
 std::size_t staging_bytes(const ConvProblem& p, const ConvDescs& d, ConvAlgo algo) {
   if (p.dtype == DType::f32) return 0;
-  if (reads_narrow(p, algo)) return f32_bytes(d.y.element_count());
+  if (reads_narrow(p, algo)) return 0;
   return f32_bytes(d.x.element_count()) + f32_bytes(d.w.element_count()) + f32_bytes(d.y.element_count());
 }
 
@@ -231,8 +270,7 @@ void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, 
   float* fy = static_cast<float*>(const_cast<void*>(y));
   const std::vector<int64_t> wstrides = d.w.strides();
   if (narrow_inputs) {
-    fx = fw = nullptr;
-    fy = carve.take<float>(std::size_t(d.y.element_count()));
+    fx = fw = fy = nullptr;
   } else if (staged) {
     float* sx = carve.take<float>(std::size_t(d.x.element_count()));
     float* sw = carve.take<float>(std::size_t(d.w.element_count()));
@@ -248,10 +286,11 @@ void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, 
   // epilogue compute the plain convolution first and blend afterwards; plain f32 calls blend
   // inside the algorithm (beta == 0 never reads the output).
   const bool fused = epi && !staged && conv_algorithm(algo).fuses_epilogue(p);
-  const bool blend_later = staged || (epi && !fused);
+  const bool blend_later = !narrow_inputs && (staged || (epi && !fused));
   float a_beta = beta;
   const bool residual_is_y = epi && epi->z && epi->z == y && !staged;
   if (epi || staged) a_beta = residual_is_y ? epi->alpha2 : 0.f;
+  const OutputFinisher finisher(p.dtype, d.y, const_cast<void*>(y), beta, epi, residual_is_y);
   ConvEpilogue tile_epi;
   std::vector<float> bias_f32;
   if (fused) {
@@ -275,6 +314,7 @@ void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, 
   if (narrow_inputs) {  // w_narrow addresses logical element 0, as args.w does (filter_origin)
     const auto* w16 = static_cast<const uint16_t*>(w);
     args.x_narrow = x;
+    args.narrow_out = &finisher;
     args.w_narrow = p.ws[3] < 0 || p.ws[4] < 0 || p.ws[5] < 0 ? w16 + flip_offset(p) : w16;
   }
   args.prepared_w = prepared;
@@ -298,31 +338,16 @@ void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, 
   // ---- staged stores and the epilogue ----
   if (p.op == ConvOp::forward && blend_later) {
     const auto fy_strides = staged ? staged_strides(d.y) : d.y.strides();
-    std::vector<int64_t> bias_strides;
-    if (epi && epi->bias) bias_strides = epi->bias_desc->strides();
-    // Element o of y (caller's strides) from fy's element f, in channel ch.
-    auto finish = [&](int64_t o, int64_t f, int64_t ch) {
-      float v = fy[f];
-      if (!epi) {
-        if (beta != 0.f) v += beta * load_f32(p.dtype, y, o);
-      } else {
-        if (epi->z && !residual_is_y) v += epi->alpha2 * load_f32(p.dtype, epi->z, o);
-        if (epi->bias) v += load_f32(p.dtype, epi->bias, ch * bias_strides[1]);
-        v = apply_activation(epi->act, v);
-      }
-      store_f32(p.dtype, const_cast<void*>(y), o, v);
-    };
     const int64_t count = d.y.element_count();
     if (fy_strides == d.y.strides() && packed(d.y)) {  // both by linear index
-      if (!epi && beta == 0.f) convert_from_f32(p.dtype, fy, const_cast<void*>(y), count);
-      else
-        for (int64_t i = 0; i < count; ++i) finish(i, i, packed_channel(d.y, i));
+      finisher.store(fy, 0, count);
     } else {
       std::vector<int64_t> f_offs;
       f_offs.reserve(std::size_t(count));
       for_each_element(d.y.dims(), fy_strides, [&](int64_t o, int64_t) { f_offs.push_back(o); });
       int64_t i = 0;
-      for_each_element(d.y.dims(), d.y.strides(), [&](int64_t o, int64_t ch) { finish(o, f_offs[std::size_t(i++)], ch); });
+      for_each_element(d.y.dims(), d.y.strides(),
+                       [&](int64_t o, int64_t ch) { finisher.finish(fy[f_offs[std::size_t(i++)]], o, ch); });
     }
   } else if (staged && p.op == ConvOp::backward_data) {
     const auto s = staged_strides(d.x);

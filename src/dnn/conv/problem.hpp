@@ -4,7 +4,7 @@
 // one loop nest serves all ranks. Tensors are seen as f32 with element strides (the public
 // layer stages f16/bf16/i8 through f32 copies), so NCHW, NHWC and strided views are one case --
 // except that an algorithm may read a bf16/f16 forward's x and w as stored
-// (ConvAlgorithm::reads_narrow_inputs), writing y in f32 for the public layer to round.
+// (ConvAlgorithm::reads_narrow_inputs), handing y's values to the public layer in f32 blocks.
 //
 // Roles, whatever the operation: x is the input-shaped tensor (N, C, D, H, W), w the filter
 // (G groups of K/G x C/G x T x R x S), y the output-shaped tensor (N, K, OD, OH, OW).
@@ -45,8 +45,9 @@ struct ConvProblem {
   bool deterministic = true;
   Isa isa = Isa::generic;
   bool filter_prepared = false;  // ConvArgs::prepared_w is set (no per-call filter transform)
-  // A bf16/f16 forward whose x is packed NCHW or NHWC, so xs (the packed strides) also address
-  // the caller's x: an algorithm that reads narrow inputs may take x and w as stored.
+  // A bf16/f16 forward whose x and y are packed NCHW or NHWC, so xs and ys (the packed strides)
+  // address the caller's tensors: an algorithm that reads narrow inputs may take x and w as
+  // stored and hand y over by linear index (NarrowOutput).
   bool narrow_in_place = false;
 
   int64_t cg() const { return c / groups; }
@@ -88,6 +89,18 @@ struct ConvEpilogue {
   Activation act = Activation::identity;
 };
 
+// Where an algorithm that reads narrow inputs leaves y: store(v, offset, count) finishes y's
+// elements [offset, offset + count) (linear indices: x and y are packed) from the f32 values
+// alpha * conv at v -- beta * y or the epilogue added, rounded to the dtype -- so blocks are
+// finished while in cache and y needs no f32 copy.
+class NarrowOutput {
+ public:
+  virtual void store(const float* v, int64_t offset, int64_t count) const = 0;
+
+ protected:
+  ~NarrowOutput() = default;
+};
+
 struct ConvArgs {
   const ConvEpilogue* epilogue = nullptr;  // only for algorithms that fuse it
   float* x = nullptr;
@@ -97,9 +110,10 @@ struct ConvArgs {
   // PreparedFilter; then w is not read.
   const float* prepared_w = nullptr;
   // A bf16/f16 forward run on an algorithm that reads narrow inputs: the caller's x and w
-  // (p.dtype, strides xs and ws) instead of f32 copies at x and w; y is still f32.
+  // (p.dtype, strides xs and ws) instead of f32 copies at x and w, and y's sink instead of y.
   const void* x_narrow = nullptr;
   const void* w_narrow = nullptr;
+  const NarrowOutput* narrow_out = nullptr;
   float alpha = 1.f, beta = 0.f;
   void* workspace = nullptr;  // 64-byte aligned when workspace_size() > 0
   std::size_t workspace_bytes = 0;
