@@ -194,11 +194,8 @@ TEST(ConvNarrow, WorkspaceIsOneBlockOfResults) {
   Spec s = large_specs()[0];
   Handle h;
   h.set_num_threads(1);
-  const std::size_t ws = forward_workspace_size(h, make_descs(s, Layout::nhwc, FilterLayout::krsc, DType::bf16).x,
-                                                make_descs(s, Layout::nhwc, FilterLayout::krsc, DType::bf16).w,
-                                                make_descs(s, Layout::nhwc, FilterLayout::krsc, DType::bf16).conv,
-                                                make_descs(s, Layout::nhwc, FilterLayout::krsc, DType::bf16).y,
-                                                ConvAlgo::im2col_gemm);
+  const Descs d2 = make_descs(s, Layout::nhwc, FilterLayout::krsc, DType::bf16);
+  const std::size_t ws = forward_workspace_size(h, d2.x, d2.w, d2.conv, d2.y, ConvAlgo::im2col_gemm);
   s.n = 8;
   const Descs d = make_descs(s, Layout::nhwc, FilterLayout::krsc, DType::bf16);
   EXPECT_EQ(forward_workspace_size(h, d.x, d.w, d.conv, d.y, ConvAlgo::im2col_gemm), ws);
