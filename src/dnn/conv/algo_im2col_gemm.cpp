@@ -5,9 +5,10 @@
 // already is the column matrix.
 //
 // A bf16 or f16 forward reads x and w as stored (reads_narrow_inputs): the same lowering on
-// 2-byte elements and blas::gemm_ex, whose bf16 runs on the native kernels (AMX tiles or
-// AVX512_BF16) and whose f16 is widened exactly while packed, into the f32 y the public layer
-// rounds; the other algorithms compute on f32 copies of all three tensors.
+// 2-byte elements, over blocks of output pixels, and blas::gemm_ex, whose bf16 runs on the
+// native kernels (AMX tiles or AVX512_BF16) and whose f16 is widened exactly while packed; each
+// block's f32 results go through the dispatcher's sink (ConvArgs::narrow_out), which rounds
+// them into y while they are in cache. Other algorithms compute on f32 copies of all tensors.
 //
 // Threading: with at least as many images as threads, each thread lowers and multiplies whole
 // images with a one-thread GEMM (no synchronisation per image); otherwise images go one at a
@@ -289,7 +290,8 @@ void backward_filter_image(const ConvProblem& p, const ConvArgs& a, float* dw, f
 
 // Output pixels per block of a bf16/f16 forward: where an image's f32 results (P x K) outgrow
 // L2, blocks of them within half of it (and at least 512 pixels), so the sink rounds them into
-// y while they are still there. In-process on AMX, res2_1x1_64_256 (3.2 MB of results) 1.34x;
+// y while they are still there. In-process on AMX, against rounding the whole y after the
+// products: res2_1x1_64_256 (3.2 MB of results) 1.20x at batch 1, 1.81x at batch 4;
 // splitting images whose results fit L2 lost up to 14% (res4's 196 pixels x 1024 channels:
 // every block packs the filter again). Equal blocks in multiples of 16 rows (an AMX tile's), a
 // function of the problem and the caches only.

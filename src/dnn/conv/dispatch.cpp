@@ -260,7 +260,7 @@ void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, 
 
   const Timer timer;
   const bool staged = p.dtype != DType::f32;
-  const bool narrow_inputs = reads_narrow(p, algo);  // x and w read as stored, only y staged
+  const bool narrow_inputs = reads_narrow(p, algo);  // x and w read as stored, y finished through the sink
   WorkspaceCarver carve(workspace, workspace_bytes);
   void* algo_ws = carve.take<std::byte>(conv_algorithm(algo).workspace_size(p));
 
