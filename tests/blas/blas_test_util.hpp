@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "reference/blas_dense.hpp"
+#include "support/isas.hpp"
 #include "strata/blas/handle.hpp"
 #include "strata/core/isa.hpp"
 
@@ -20,9 +21,8 @@ struct Config {
 };
 inline std::vector<Config> configs() {
   std::vector<Config> out;
-  for (Isa i : {Isa::generic, Isa::avx2, Isa::avx512})
-    if (isa_supported(i))
-      for (int t : {1, 2}) out.push_back({i, t});
+  for (Isa i : strata::test::usable_isas())
+    for (int t : {1, 2}) out.push_back({i, t});
   return out;
 }
 

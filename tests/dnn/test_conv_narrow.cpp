@@ -12,6 +12,7 @@
 #include "strata/core/isa.hpp"
 #include "strata/core/log.hpp"
 #include "strata/core/minifloat.hpp"
+#include "support/isas.hpp"
 
 namespace strata::dnn::test {
 namespace {
@@ -26,13 +27,6 @@ const std::vector<Spec>& large_specs() {
       {"stride2_5x5", 1, 24, 40, 1, {21, 21}, {5, 5}, {2, 2}, {2, 2}, {1, 1}},
   };
   return s;
-}
-
-std::vector<Isa> usable_isas() {
-  std::vector<Isa> v;
-  for (Isa i : {Isa::generic, Isa::avx2, Isa::avx512})
-    if (isa_supported(i)) v.push_back(i);
-  return v;
 }
 
 template <class T>
@@ -122,7 +116,7 @@ void sweep_one(const Spec& s, Layout layout, FilterLayout fl, Isa isa) {
 
 TEST(ConvNarrow, Im2colGemmReadsBf16AndF16AsStoredOverTheSweep) {
   int cases = 0;
-  for (Isa isa : usable_isas())
+  for (Isa isa : strata::test::usable_isas())
     for (const auto* specs : {&conv_sweep(), &large_specs()})
       for (const Spec& s : *specs) {
         // Both natural layouts everywhere; the mixed ones (the filter repacked) for a few shapes.

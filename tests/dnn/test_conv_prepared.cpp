@@ -10,17 +10,13 @@
 #include <string>
 
 #include "conv_test_util.hpp"
+#include "support/isas.hpp"
 #include "strata/core/isa.hpp"
 
 namespace strata::dnn::test {
 namespace {
 
-std::vector<Isa> isas() {
-  std::vector<Isa> out;
-  for (Isa i : {Isa::generic, Isa::avx2, Isa::avx512})
-    if (isa_supported(i)) out.push_back(i);
-  return out;
-}
+std::vector<Isa> isas() { return strata::test::usable_isas(); }
 
 FilterLayout filter_layout(Layout l) { return l == Layout::nchw ? FilterLayout::kcrs : FilterLayout::krsc; }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "support/expect_error.hpp"
+#include "support/isas.hpp"
 
 #include <array>
 #include <cmath>
@@ -94,12 +95,7 @@ std::pair<std::vector<float>, std::vector<float>> random_operands(index_t m, ind
   return {std::move(A), std::move(B)};
 }
 
-std::vector<Isa> isas() {
-  std::vector<Isa> out;
-  for (Isa i : {Isa::generic, Isa::avx2, Isa::avx512})
-    if (isa_supported(i)) out.push_back(i);
-  return out;
-}
+std::vector<Isa> isas() { return strata::test::usable_isas(); }
 
 template <class T>
 void sweep(std::initializer_list<index_t> sizes, std::initializer_list<Op> ops) {
