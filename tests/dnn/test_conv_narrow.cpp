@@ -1,14 +1,15 @@
-// bf16/f16 forward convolution on inputs read as stored (im2col_gemm's narrow route: the
-// lowering on 2-byte elements, blas::gemm_ex, only y staged in f32): against the double
-// reference over the shape sweep and larger products (AMX tiles where this CPU has them), every
-// ISA, 1 and 2 threads (bitwise alike), alpha/beta, the fused forward, strided inputs (staged
-// instead), and the workspace it asks for.
+// bf16/f16 forward convolution on inputs read as stored -- im2col_gemm's narrow route (the
+// lowering on 2-byte elements, blas::gemm_ex, only y staged in f32) and implicit GEMM's bf16
+// route on AMX tiles: against the double reference over the shape sweep and larger products
+// (AMX tiles where this CPU has them), every ISA, 1 and 2 threads (bitwise alike), alpha/beta,
+// the fused forward, strided inputs (staged instead), and the workspace im2col asks for.
 #include <gtest/gtest.h>
 
 #include <optional>
 #include <type_traits>
 
 #include "conv_test_util.hpp"
+#include "strata/core/cpu.hpp"
 #include "strata/core/isa.hpp"
 #include "strata/core/log.hpp"
 #include "strata/core/minifloat.hpp"
@@ -46,16 +47,15 @@ std::vector<T> rounded(std::vector<float>& f) {
   return v;
 }
 
-// One forward call on im2col_gemm; returns the verbose line it printed.
+// One forward call on `algo`; returns the verbose line it printed.
 template <class T>
 std::string forward(const Handle& h, const Descs& d, const std::vector<T>& x, const std::vector<T>& w, float alpha,
-                    float beta, std::vector<T>& y) {
-  const std::size_t ws = forward_workspace_size(h, d.x, d.w, d.conv, d.y, ConvAlgo::im2col_gemm);
+                    float beta, std::vector<T>& y, ConvAlgo algo = ConvAlgo::im2col_gemm) {
+  const std::size_t ws = forward_workspace_size(h, d.x, d.w, d.conv, d.y, algo);
   auto buf = make_aligned<std::byte>(ws + 1);
   testing::internal::CaptureStderr();
   set_verbose_level(1);
-  convolution_forward(h, &alpha, d.x, x.data(), d.w, w.data(), d.conv, ConvAlgo::im2col_gemm, buf.get(), ws, &beta,
-                      d.y, y.data());
+  convolution_forward(h, &alpha, d.x, x.data(), d.w, w.data(), d.conv, algo, buf.get(), ws, &beta, d.y, y.data());
   set_verbose_level(0);
   return testing::internal::GetCapturedStderr();
 }
@@ -81,7 +81,7 @@ int check(const std::vector<T>& y, const testref::RefResult& ref, const std::vec
 }
 
 template <class T>
-void sweep_one(const Spec& s, Layout layout, FilterLayout fl, Isa isa) {
+void sweep_one(const Spec& s, Layout layout, FilterLayout fl, Isa isa, ConvAlgo algo = ConvAlgo::im2col_gemm) {
   const Descs d = make_descs(s, layout, fl, dtype_of<T>());
   auto xf = random_floats(d.x.span(), 21), wf = random_floats(d.w.element_count(), 22),
        yf = random_floats(d.y.span(), 23);
@@ -96,8 +96,9 @@ void sweep_one(const Spec& s, Layout layout, FilterLayout fl, Isa isa) {
     h.set_isa(isa);
     h.set_num_threads(threads);
     std::vector<T> y(prior.size(), T(std::numeric_limits<float>::quiet_NaN()));  // beta 0: never read
-    const std::string trace = forward(h, d, x, w, 1.f, 0.f, y);
+    const std::string trace = forward(h, d, x, w, 1.f, 0.f, y, algo);
     EXPECT_NE(trace.find("inputs=as-stored"), std::string::npos) << what << ": " << trace;
+    EXPECT_NE(trace.find(conv_algo_name(algo)), std::string::npos) << what << ": " << trace;
     EXPECT_EQ(check(y, ref, yf, 1.f, 0.f, d, what + " t" + std::to_string(threads)), 0);
     if (!first) first = y;
     else
@@ -108,7 +109,7 @@ void sweep_one(const Spec& s, Layout layout, FilterLayout fl, Isa isa) {
         }
     if (threads == 2) {  // alpha/beta: y = 1.5 conv + 0.5 y
       std::vector<T> yb = prior;
-      forward(h, d, x, w, 1.5f, 0.5f, yb);
+      forward(h, d, x, w, 1.5f, 0.5f, yb, algo);
       EXPECT_EQ(check(yb, ref, yf, 1.5f, 0.5f, d, what + " alpha/beta"), 0);
     }
   }
@@ -132,8 +133,48 @@ TEST(ConvNarrow, Im2colGemmReadsBf16AndF16AsStoredOverTheSweep) {
   EXPECT_GT(cases, 50);
 }
 
-// The fused forward on stored bf16 inputs: act(alpha1 conv + alpha2 z + bias), z and bias bf16.
-TEST(ConvNarrow, FusedForwardOnStoredInputsMatchesTheReference) {
+// Whether this process may run AMX's bf16 tiles (implicit GEMM's bf16 route needs them).
+bool amx_usable() { return cpu_features().amx_bf16 && cpu_features().avx512_bf16 && amx_ready(); }
+
+// Shapes for the AMX route's cases besides the sweep's (whose channel counts are below one
+// block of 32, so every tile is staged): whole channel blocks read in place (a 1x1 across
+// output rows, a 3x3's interior runs), groups of 32 channels, output channels and pixels short
+// of a tile, stride and dilation, and a filter past half of L2 (several pixel blocks per item).
+const std::vector<Spec>& amx_specs() {
+  static const std::vector<Spec> s{
+      {"pointwise_64_80_rows", 2, 64, 80, 1, {7, 9}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+      {"3x3_64_48_interior", 1, 64, 48, 1, {20, 37}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"3x3_groups_of_32", 2, 64, 64, 2, {11, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"3x3_s2_96_40", 1, 96, 40, 1, {15, 17}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
+      {"3x3_dilated_48", 1, 48, 33, 1, {13, 12}, {3, 3}, {2, 2}, {1, 1}, {2, 2}},
+      {"1x1_s2_64_96", 1, 64, 96, 1, {14, 14}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
+      {"3x3_256_320_big_filter", 1, 256, 320, 1, {9, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+  };
+  return s;
+}
+
+// bf16 on implicit GEMM reads x and w as stored on AMX tiles (channels-last tensors; the filter
+// in either layout): the sweep, the larger products and the AMX shapes against the reference,
+// 1 and 2 threads bitwise alike, alpha/beta.
+TEST(ConvNarrow, ImplicitGemmRunsBf16OnAmxTilesOverTheSweep) {
+  if (!amx_usable()) GTEST_SKIP() << "no AMX bf16 tiles on this CPU";
+  int cases = 0;
+  for (const auto* specs : {&conv_sweep(), &large_specs(), &amx_specs()})
+    for (const Spec& s : *specs)
+      for (FilterLayout fl : {FilterLayout::krsc, FilterLayout::kcrs}) {
+        sweep_one<bf16>(s, Layout::nhwc, fl, Isa::avx512, ConvAlgo::implicit_gemm);
+        ++cases;
+      }
+  EXPECT_GT(cases, 50);
+}
+
+// The fused forward on stored bf16 inputs: act(alpha1 conv + alpha2 z + bias), z and bias bf16,
+// on both algorithms that read them so.
+class ConvNarrowFused : public ::testing::TestWithParam<ConvAlgo> {};
+
+TEST_P(ConvNarrowFused, FusedForwardOnStoredInputsMatchesTheReference) {
+  const ConvAlgo algo = GetParam();
+  if (algo == ConvAlgo::implicit_gemm && !amx_usable()) GTEST_SKIP() << "no AMX bf16 tiles on this CPU";
   const Spec s = large_specs()[1];
   const Descs d = make_descs(s, Layout::nhwc, FilterLayout::krsc, DType::bf16);
   auto xf = random_floats(d.x.span(), 31), wf = random_floats(d.w.element_count(), 32), zf = random_floats(d.y.span(), 33),
@@ -143,12 +184,12 @@ TEST(ConvNarrow, FusedForwardOnStoredInputsMatchesTheReference) {
   const auto ref = testref::ref_forward(testref::Conv3d(d.x, d.w, d.conv, d.y), to_double(xf), to_double(wf), d.y.span());
   Handle h;
   h.set_num_threads(2);
-  const std::size_t ws = forward_workspace_size(h, d.x, d.w, d.conv, d.y, ConvAlgo::im2col_gemm);
+  const std::size_t ws = forward_workspace_size(h, d.x, d.w, d.conv, d.y, algo);
   auto buf = make_aligned<std::byte>(ws + 1);
   std::vector<bf16> y(z.size());
   const float alpha1 = 0.75f, alpha2 = -0.5f;
-  convolution_bias_activation_forward(h, &alpha1, d.x, x.data(), d.w, w.data(), d.conv, ConvAlgo::im2col_gemm, buf.get(),
-                                      ws, &alpha2, z.data(), bias_desc, bias.data(), Activation::relu, d.y, y.data());
+  convolution_bias_activation_forward(h, &alpha1, d.x, x.data(), d.w, w.data(), d.conv, algo, buf.get(), ws, &alpha2,
+                                      z.data(), bias_desc, bias.data(), Activation::relu, d.y, y.data());
   const double eps = std::numeric_limits<float>::epsilon();
   const int64_t k_len = d.w.element_count() / d.w.dim(0);
   int fails = 0;
@@ -163,6 +204,9 @@ TEST(ConvNarrow, FusedForwardOnStoredInputsMatchesTheReference) {
   }
   EXPECT_EQ(fails, 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(StoredInputs, ConvNarrowFused, ::testing::Values(ConvAlgo::im2col_gemm, ConvAlgo::implicit_gemm),
+                         [](const auto& param_info) { return std::string(conv_algo_name(param_info.param)); });
 
 // A strided (not packed) x cannot be addressed by the packed strides: it is staged as f32, and
 // the result still matches.

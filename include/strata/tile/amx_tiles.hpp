@@ -85,10 +85,14 @@ struct AmxNextC {
 };
 
 // Where a depth group's op(B) tiles lie: rows of 64 bytes (one column's group each) `stride`
-// bytes apart, the second tile's 16 rows after the first's.
+// bytes apart, the second tile's 16 rows after the first's -- or, where `rows2` is set, at
+// rows2, stride2 apart (an implicit-GEMM convolution reads each half of its 32 pixels from
+// wherever it lies: in the input itself, or staged).
 struct AmxBGroup {
   const char* rows;
   int64_t stride;
+  const char* rows2 = nullptr;
+  int64_t stride2 = 0;
 };
 
 // op(B) as the mainloop packs it: 2 KB a group, rows adjacent.
@@ -125,7 +129,8 @@ template <class T, class BGroups, class Products, class Combine>
     next.fetch(g);
     const AmxBGroup bg = b_group(g);
     _tile_loadd(4, bg.rows, bg.stride);
-    _tile_loadd(5, bg.rows + 16 * bg.stride, bg.stride);
+    if (bg.rows2) _tile_loadd(5, bg.rows2, bg.stride2);
+    else _tile_loadd(5, bg.rows + 16 * bg.stride, bg.stride);
     _tile_loadd(6, ag, 128);
     _tile_loadd(7, ag + 64, 128);
     products();

@@ -2,8 +2,12 @@
 // so no column buffer exists and no workspace is needed. Forward only; any stride, padding,
 // dilation and groups, when the output has contiguous channels (NHWC-like) or contiguous
 // pixels (NCHW-like). The fused forward's residual, bias and activation run as a tile
-// epilogue on each output tile while it is in cache (no second pass over y).
+// epilogue on each output tile while it is in cache (no second pass over y). A bf16 forward
+// on channels-last tensors runs on AMX tiles where the CPU has them, reading x and w as stored
+// (implicit_gemm_amx.hpp).
 #include "algorithm.hpp"
+#include "common.hpp"
+#include "implicit_gemm_amx.hpp"
 #include "implicit_gemm_kernel.hpp"
 #include "strata/core/status.hpp"
 
@@ -21,6 +25,9 @@ class ImplicitGemmAlgorithm final : public ConvAlgorithm {
   ConvAlgo id() const override { return ConvAlgo::implicit_gemm; }
   Support supports(const ConvProblem& p) const override {
     if (p.op != ConvOp::forward) return Support::no("forward only (backward passes use im2col or direct)");
+    if (amx_conv_serves(p))
+      return Support::yes("bf16 on AMX tiles: 16-pixel runs of x read in place (staged at the padding), "
+                          "filter packed into 32-channel panels, y finished per block of 32 pixels");
     if (band_serves(p)) {
       const bool padded = band_panels_outer(p), last = implicit_gemm_channels_last(p);
       return Support::yes(std::string(last ? "output channels contiguous" : "output pixels contiguous") +
@@ -37,9 +44,16 @@ class ImplicitGemmAlgorithm final : public ConvAlgorithm {
       return Support::yes("output pixels contiguous: one GEMM per image and group, gathered input x filter^T");
     return Support::no("output is a strided view with neither contiguous channels nor contiguous pixels");
   }
-  std::size_t workspace_size(const ConvProblem&) const override { return 0; }
+  std::size_t workspace_size(const ConvProblem& p) const override {
+    return amx_conv_serves(p) ? amx_conv_workspace_size(p) : 0;
+  }
   bool fuses_epilogue(const ConvProblem&) const override { return true; }
+  bool reads_narrow_inputs(const ConvProblem& p) const override { return amx_conv_serves(p); }
   double estimated_cost(const ConvProblem& p) const override {
+    // On AMX: ~8x the f32 engine's rate (im2col's bf16 route is charged 6x: it also lowers x and
+    // packs both operands), the filter packed per call at ~0.3 ns an element.
+    if (amx_conv_serves(p))
+      return p.flops() / (60e9 * 8 * std::max(1, p.threads)) + double(p.k * p.cg() * p.filter_spatial()) * 0.3e-9;
     // GEMM-engine speed, less the gather on the packed operand (heavier for large filters
     // over few channels, where each packed element is reused least). The band path has no
     // gather (its input rows are read in place): with the penalty, conv1 ranked im2col first,
@@ -71,7 +85,10 @@ class ImplicitGemmAlgorithm final : public ConvAlgorithm {
   void prepare_filter(const ConvProblem& p, const float* w, float* out) const override {
     isa_entry(p.isa).prepare(p, w, out);
   }
-  void execute(const ConvProblem& p, const ConvArgs& a) const override { isa_entry(p.isa).forward(p, a); }
+  void execute(const ConvProblem& p, const ConvArgs& a) const override {
+    if (a.x_narrow) return amx_conv_forward(p, a);  // (only handed over where amx_conv_serves)
+    isa_entry(p.isa).forward(p, a);
+  }
 };
 
 }  // namespace

@@ -1,0 +1,53 @@
+// The AMX convolution route's arrangement and workspace (implicit_gemm_amx.hpp): plain integer
+// arithmetic, compiled without the AMX flags, since selection asks on every CPU.
+#include <algorithm>
+
+#include "common.hpp"
+#include "implicit_gemm_amx.hpp"
+#include "strata/core/cpu.hpp"
+
+namespace strata::dnn::detail {
+
+AmxConvPlan amx_conv_plan(const ConvProblem& p) {
+  AmxConvPlan s;
+  s.taps = p.filter_spatial();
+  s.channel_blocks = (p.cg() + 31) / 32;
+  s.depth_groups = s.taps * s.channel_blocks;
+  s.panels = (p.kg() + 31) / 32;
+  s.ld = p.groups * s.panels * 32;
+  s.pixel_blocks = (p.out_spatial() + 31) / 32;
+  s.filter_direct = p.w_krsc() && p.cg() % 32 == 0;
+  s.filter_bytes = std::size_t(p.groups * s.panels * s.depth_groups) * 2048;
+  const auto l2 = std::size_t(std::max<int64_t>(cpu_features().l2_bytes, int64_t(256) << 10));
+  const std::size_t block_input = std::size_t(s.depth_groups) * 2048;  // one block's pixels, all depth groups
+  if (s.filter_bytes > l2 / 2) {
+    const auto fit = int64_t(std::max<std::size_t>(1, l2 / 2 / block_input));
+    s.item_blocks = std::clamp<int64_t>(fit, 1, std::min(AmxConvPlan::most_item_blocks, s.pixel_blocks));
+    // Items for every thread first: fewer blocks per item where there are too few.
+    while (s.item_blocks > 1 && p.n * ((s.pixel_blocks + s.item_blocks - 1) / s.item_blocks) < p.threads)
+      --s.item_blocks;
+  }
+  const int64_t items = p.n * ((s.pixel_blocks + s.item_blocks - 1) / s.item_blocks);
+  s.parts = int(std::max<int64_t>(1, std::min<int64_t>(p.threads, items)));
+  s.padded_filter_bytes = s.filter_direct ? 0 : std::size_t(p.k * s.taps * s.channel_blocks * 32) * 2;
+  const auto group_bytes = std::size_t(s.depth_groups);
+  s.part_bytes = std::size_t(s.item_blocks) *
+                 (WorkspaceCarver::round_up(group_bytes * 32) + WorkspaceCarver::round_up(group_bytes * 2048) +
+                  WorkspaceCarver::round_up(std::size_t(32 * s.ld) * 4));
+  return s;
+}
+
+bool amx_conv_serves(const ConvProblem& p) {
+  if (p.op != ConvOp::forward || p.dtype != DType::bf16 || !p.narrow_in_place) return false;
+  if (p.isa != Isa::avx512 || !p.x_nhwc() || !p.y_nhwc()) return false;
+  const CpuFeatures& f = cpu_features();
+  return f.amx_bf16 && f.avx512_bf16 && amx_ready();
+}
+
+std::size_t amx_conv_workspace_size(const ConvProblem& p) {
+  const AmxConvPlan s = amx_conv_plan(p);
+  return WorkspaceCarver::round_up(s.filter_bytes) + WorkspaceCarver::round_up(s.padded_filter_bytes) +
+         std::size_t(s.parts) * s.part_bytes;
+}
+
+}  // namespace strata::dnn::detail
