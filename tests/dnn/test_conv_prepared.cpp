@@ -11,7 +11,9 @@
 
 #include "conv_test_util.hpp"
 #include "support/isas.hpp"
+#include "strata/core/cpu.hpp"
 #include "strata/core/isa.hpp"
+#include "strata/core/minifloat.hpp"
 
 namespace strata::dnn::test {
 namespace {
@@ -322,10 +324,10 @@ TEST(ConvPrepared, HeuristicForPreparedFiltersLeavesOutTheFilterTransform) {
   }
   const auto w = random_floats(d.w.element_count(), 2);
   EXPECT_EQ(prepare_forward_filter(h, d.x, d.w, w.data(), d.conv, d.y).algo(), prepared.front().algo);
-  // Prepared filters are f32 only, here as in find.
+  // Other data types rank too (their filters are kept as given unless an algorithm packs them).
   const auto w16 = FilterDesc::krsc(DType::f16, 512, 512, 3, 3);
   const auto x16 = TensorDesc::nhwc(DType::f16, 1, 512, 7, 7), y16 = TensorDesc::nhwc(DType::f16, 1, 512, 7, 7);
-  EXPECT_THROW(get_prepared_forward_algorithms(h, x16, w16, d.conv, y16), Error);
+  EXPECT_TRUE(get_prepared_forward_algorithms(h, x16, w16, d.conv, y16).front().supported);
 }
 
 // The heuristic on strided layers, as measured (docs/dnn.md): implicit GEMM for a prepared
@@ -402,17 +404,43 @@ TEST(ConvPrepared, RefusesCallsItWasNotPreparedForAndWritesNothing) {
                Status::insufficient_workspace, "workspace_bytes");
   EXPECT_TRUE(untouched());
   // What cannot be prepared.
-  const Descs bf = make_descs(s, Layout::nchw, FilterLayout::kcrs, DType::bf16);
-  std::vector<uint16_t> wb(std::size_t(bf.w.element_count()));
-  expect_error([&] { prepare_forward_filter(h, bf.x, bf.w, wb.data(), bf.conv, bf.y, ConvAlgo::implicit_gemm); },
-               Status::not_supported, "w");
   const Spec strided{"s2", 1, 8, 8, 1, {10, 10}, {3, 3}, {1, 1}, {2, 2}, {1, 1}};
   const Descs ds = make_descs(strided, Layout::nchw, FilterLayout::kcrs);
   expect_error([&] { prepare_forward_filter(h, ds.x, ds.w, w.data(), ds.conv, ds.y, ConvAlgo::winograd_4x4_3x3); },
                Status::not_supported, "algo");
   expect_error([&] { prepare_forward_filter(h, nchw.x, nchw.w, nullptr, nchw.conv, nchw.y, ConvAlgo::direct); },
                Status::invalid_argument, "w");
-  expect_error([&] { find_prepared_forward_algorithms(h, bf.x, bf.w, bf.conv, bf.y); }, Status::not_supported, "w");
+}
+
+// A bf16 filter prepared: packed into implicit GEMM's AMX panels where that route serves
+// (channels-last, AMX tiles), kept as given otherwise (NCHW: staged per call); either way the
+// result is bitwise the unprepared call's, and a call with f32 tensors is refused naming "w".
+TEST(ConvPrepared, Bf16FilterIsPackedForAmxOrKeptAndAgreesBitwise) {
+  const Spec s{"bf16_3x3", 2, 64, 40, 1, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  const bool amx = cpu_features().amx_bf16 && cpu_features().avx512_bf16 && amx_ready();
+  for (auto [layout, fl] : {std::pair{Layout::nhwc, FilterLayout::krsc}, std::pair{Layout::nchw, FilterLayout::kcrs}}) {
+    const Descs d = make_descs(s, layout, fl, DType::bf16);
+    auto to_bf16 = [](const std::vector<float>& f) { return std::vector<bf16>(f.begin(), f.end()); };
+    const auto x = to_bf16(random_floats(d.x.span(), 61)), w = to_bf16(random_floats(d.w.element_count(), 62));
+    Handle h;
+    h.set_num_threads(2);
+    const PreparedFilter pf = prepare_forward_filter(h, d.x, d.w, w.data(), d.conv, d.y, ConvAlgo::implicit_gemm);
+    EXPECT_EQ(pf.transformed(), amx && layout == Layout::nhwc) << int(layout);
+    const float one = 1.f, zero = 0.f;
+    std::vector<bf16> y0(std::size_t(d.y.span())), y1(y0.size());
+    const std::size_t ws0 = forward_workspace_size(h, d.x, d.w, d.conv, d.y, ConvAlgo::implicit_gemm);
+    const std::size_t ws1 = forward_workspace_size(h, d.x, pf, d.conv, d.y);
+    if (pf.transformed()) {
+      EXPECT_LT(ws1, ws0);  // no filter panels in the prepared call's workspace
+    }
+    auto buf = make_aligned<std::byte>(std::max(ws0, ws1) + 1);
+    convolution_forward(h, &one, d.x, x.data(), d.w, w.data(), d.conv, ConvAlgo::implicit_gemm, buf.get(), ws0, &zero,
+                        d.y, y0.data());
+    convolution_forward(h, &one, d.x, x.data(), pf, d.conv, buf.get(), ws1, &zero, d.y, y1.data());
+    for (std::size_t i = 0; i < y0.size(); ++i) ASSERT_EQ(y0[i].bits, y1[i].bits) << int(layout) << " at " << i;
+    const Descs df = make_descs(s, layout, fl);
+    expect_error([&] { (void)forward_workspace_size(h, df.x, pf, df.conv, df.y); }, Status::invalid_argument, "w");
+  }
 }
 
 }  // namespace

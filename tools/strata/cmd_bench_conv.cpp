@@ -120,10 +120,7 @@ int run_conv_bench(const ConvBenchOptions& o) {
   const double peak_core = bf16_data ? peak.peak_gflops_bf16 : peak.peak_gflops_f32;
   const bool nhwc = o.layout == "nhwc";
   const char* layout = nhwc ? "NHWC (filter KRSC)" : "NCHW (filter KCRS)";
-  // Prepared filters are an f32 forward feature: bf16 calls pack the filter in every call.
-  const bool prepared = o.filter == "prepared" && !bf16_data;
-  if (bf16_data && o.filter == "prepared")
-    std::printf("# bf16: strata's filter is read as given in every call (prepared filters are f32-only)\n");
+  const bool prepared = o.filter == "prepared";
   if (other) {
     std::printf("# strata bench conv: %s forward, %s, this build against another (%s), the same algorithm\n",
                 o.dtype.c_str(), layout, other->name().c_str());

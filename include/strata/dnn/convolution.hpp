@@ -165,7 +165,10 @@ void convolution_bias_activation_forward(const Handle& h, const void* alpha1, co
 // its memory (the caller's w may be freed), never changes, and serves any batch and image size
 // (and padding, stride, dilation) with the channels, groups, filter, convolution mode, x/y
 // layouts and handle ISA it was prepared for; a call that differs is refused naming "w".
-// f32 only. Results are bitwise those of the unprepared call with the same algorithm.
+// Any data type: a bf16 filter on implicit GEMM's AMX route (channels-last x and y on a CPU with
+// AMX tiles) is packed into its 32-channel tile panels; other bf16/f16/i8 filters are kept as
+// given (the call stages or reads them as usual). Results are bitwise those of the unprepared
+// call with the same algorithm.
 class PreparedFilter {
  public:
   struct Impl;

@@ -85,6 +85,12 @@ class ImplicitGemmAlgorithm final : public ConvAlgorithm {
   void prepare_filter(const ConvProblem& p, const float* w, float* out) const override {
     isa_entry(p.isa).prepare(p, w, out);
   }
+  std::size_t prepared_narrow_bytes(const ConvProblem& p) const override {
+    return amx_conv_serves(p) ? amx_conv_plan(p).filter_bytes : 0;
+  }
+  void prepare_narrow_filter(const ConvProblem& p, const void* w, void* out) const override {
+    amx_conv_prepare_filter(p, w, out);
+  }
   void execute(const ConvProblem& p, const ConvArgs& a) const override {
     if (a.x_narrow) return amx_conv_forward(p, a);  // (only handed over where amx_conv_serves)
     isa_entry(p.isa).forward(p, a);

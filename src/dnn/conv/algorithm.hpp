@@ -45,6 +45,13 @@ class ConvAlgorithm {
   // one prepared filter serves every batch and image size.
   virtual std::size_t prepared_filter_floats(const ConvProblem& p) const { (void)p; return 0; }
   virtual void prepare_filter(const ConvProblem& p, const float* w, float* out) const { (void)p, (void)w, (void)out; }
+  // The same for a bf16 forward that this algorithm reads as stored (reads_narrow_inputs): the
+  // bytes of its prepared form (0: it has none, and such a filter cannot be prepared) and
+  // writing it from the stored filter w (addressed as ConvArgs::w_narrow).
+  virtual std::size_t prepared_narrow_bytes(const ConvProblem& p) const { (void)p; return 0; }
+  virtual void prepare_narrow_filter(const ConvProblem& p, const void* w, void* out) const {
+    (void)p, (void)w, (void)out;
+  }
   // A rough cost estimate in seconds-like units for the heuristic ranking (lower is better).
   virtual double estimated_cost(const ConvProblem& p) const = 0;
   // Computes the operation. Called only when supports(p).ok and args.workspace_bytes >=

@@ -204,8 +204,21 @@ void check_algo(ConvAlgo a) {
             [&] { return "unknown ConvAlgo value " + std::to_string(int(a)); });
 }
 
-AlignedArray<float> prepare_filter_data(const ConvProblem& p, ConvAlgo algo, const float* w) {
+bool narrow_preparable(const ConvProblem& p, ConvAlgo algo) {
+  return reads_narrow(p, algo) && conv_algorithm(algo).prepared_narrow_bytes(p) > 0;
+}
+
+AlignedArray<float> prepare_filter_data(const ConvProblem& p, ConvAlgo algo, const void* stored) {
   const ConvAlgorithm& a = conv_algorithm(algo);
+  if (p.dtype != DType::f32) {
+    if (!narrow_preparable(p, algo)) return {};
+    const std::size_t bytes = a.prepared_narrow_bytes(p);
+    AlignedArray<float> out = make_aligned_long_lived<float>((bytes + 3) / 4);
+    const auto* w16 = static_cast<const uint16_t*>(stored);
+    a.prepare_narrow_filter(p, p.ws[3] < 0 || p.ws[4] < 0 || p.ws[5] < 0 ? w16 + flip_offset(p) : w16, out.get());
+    return out;
+  }
+  const auto* w = static_cast<const float*>(stored);
   const std::size_t floats = a.prepared_filter_floats(p);
   if (floats == 0) return {};
   AlignedArray<float> out = make_aligned_long_lived<float>(floats);  // streamed by every call

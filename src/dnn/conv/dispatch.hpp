@@ -48,7 +48,7 @@ struct Epilogue {
 };
 
 // Runs the operation: `x`, `w`, `y` in role order (the destination is the one op writes).
-// `prepared`: the algorithm's prepared filter (forward, f32), read instead of w.
+// `prepared`: the algorithm's prepared filter (forward), read instead of w.
 void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, ConvAlgo algo, const void* x,
                      const void* w, const void* y, float alpha, float beta, void* workspace,
                      std::size_t workspace_bytes, const Epilogue* epilogue, const char* why,
@@ -65,8 +65,11 @@ float scalar_arg(const void* p, const char* name);  // *p as a float
 void check_activation(Activation act);               // a known Activation ("act")
 void check_algo(ConvAlgo a);                         // a known ConvAlgo value ("algo")
 
-// The algorithm's prepared form of the f32 filter w for p (ConvAlgorithm::prepare_filter);
-// empty when the algorithm has none.
-AlignedArray<float> prepare_filter_data(const ConvProblem& p, ConvAlgo algo, const float* w);
+// The algorithm's prepared form of the filter w (stored in p.dtype) for p: prepare_filter for
+// f32, prepare_narrow_filter for a bf16 forward the algorithm reads as stored; empty when the
+// algorithm has none.
+AlignedArray<float> prepare_filter_data(const ConvProblem& p, ConvAlgo algo, const void* w);
+// Whether algo prepares a filter that is not f32 (a bf16 forward it reads as stored).
+bool narrow_preparable(const ConvProblem& p, ConvAlgo algo);
 
 }  // namespace strata::dnn::detail

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "common.hpp"
 #include "strata/core/thread_pool.hpp"
@@ -194,13 +195,23 @@ void run_item(const ConvProblem& p, const AmxConvPlan& s, const ConvArgs& a, con
 
 }  // namespace
 
+void amx_conv_prepare_filter(const ConvProblem& p, const void* w, void* panels) {
+  const AmxConvPlan s = amx_conv_plan(p);
+  std::vector<uint16_t> padded(s.padded_filter_bytes / 2);
+  pack_filter_panels(p, s, static_cast<const uint16_t*>(w), padded.data(), static_cast<char*>(panels));
+}
+
 void amx_conv_forward(const ConvProblem& p, const ConvArgs& a) {
   const AmxConvPlan s = amx_conv_plan(p);
   WorkspaceCarver ws(a.workspace, a.workspace_bytes);
-  char* panels = ws.take<char>(s.filter_bytes);
-  uint16_t* padded = ws.take<uint16_t>(s.padded_filter_bytes / 2);
+  const char* panels = reinterpret_cast<const char*>(a.prepared_w);
+  if (!panels) {
+    char* packed = ws.take<char>(s.filter_bytes);
+    uint16_t* padded = ws.take<uint16_t>(s.padded_filter_bytes / 2);
+    pack_filter_panels(p, s, static_cast<const uint16_t*>(a.w_narrow), padded, packed);
+    panels = packed;
+  }
   std::byte* parts = ws.take<std::byte>(std::size_t(s.parts) * s.part_bytes);
-  pack_filter_panels(p, s, static_cast<const uint16_t*>(a.w_narrow), padded, panels);
   const std::size_t table_bytes = WorkspaceCarver::round_up(std::size_t(s.depth_groups) * sizeof(tile::AmxBGroup));
   const std::size_t stage_bytes = WorkspaceCarver::round_up(std::size_t(s.depth_groups) * 2048);
   const std::size_t block_bytes = s.part_bytes / std::size_t(s.item_blocks);

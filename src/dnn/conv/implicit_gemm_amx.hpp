@@ -46,6 +46,10 @@ AmxConvPlan amx_conv_plan(const ConvProblem& p);
 bool amx_conv_serves(const ConvProblem& p);
 std::size_t amx_conv_workspace_size(const ConvProblem& p);
 // Defined in implicit_gemm_amx.cpp (compiled with the AMX flags); call only when it serves p.
+// The forward reads the filter panels from ConvArgs::prepared_w when set (p.filter_prepared),
+// else packs them from w_narrow into the workspace; the prepared form is those panels
+// (AmxConvPlan::filter_bytes), written from the stored filter w.
 void amx_conv_forward(const ConvProblem& p, const ConvArgs& a);
+void amx_conv_prepare_filter(const ConvProblem& p, const void* w, void* panels);
 
 }  // namespace strata::dnn::detail

@@ -25,6 +25,7 @@ using detail::ConvProblem;
 
 // What the prepared form depends on, with the words an error message uses for it.
 std::string first_mismatch(const ConvProblem& was, const ConvProblem& now) {
+  if (was.dtype != now.dtype) return "data type";
   if (was.c != now.c || was.k != now.k) return "channels";
   if (was.groups != now.groups) return "groups";
   if (was.filter != now.filter || was.ws != now.ws) return "filter shape, layout or convolution mode";
@@ -84,14 +85,16 @@ PreparedFilter prepare_forward_filter(const Handle& h, const TensorDesc& x, cons
   f->algo = algo;
   f->desc = w_desc;
   f->problem = p;
-  const float* wf = static_cast<const float*>(w);
-  f->data = detail::prepare_filter_data(p, algo, wf);
+  f->data = detail::prepare_filter_data(p, algo, w);
   f->transformed = f->data.get() != nullptr;
-  f->floats = f->transformed ? detail::conv_algorithm(algo).prepared_filter_floats(p)
-                             : std::size_t(w_desc.element_count());
-  if (!f->transformed) {  // the algorithm reads w as given: keep a copy
+  const detail::ConvAlgorithm& a = detail::conv_algorithm(algo);
+  const std::size_t stored_bytes = std::size_t(w_desc.element_count()) * dtype_size(w_desc.dtype());
+  f->floats = !f->transformed            ? (stored_bytes + 3) / 4
+              : p.dtype == DType::f32    ? a.prepared_filter_floats(p)
+                                         : (a.prepared_narrow_bytes(p) + 3) / 4;
+  if (!f->transformed) {  // the algorithm reads w as given (or stages it in f32): keep a copy
     f->data = make_aligned_long_lived<float>(std::max<std::size_t>(f->floats, 1));
-    if (f->floats) std::memcpy(f->data.get(), wf, f->floats * sizeof(float));
+    if (stored_bytes) std::memcpy(f->data.get(), w, stored_bytes);
   }
   return PreparedFilter(std::move(f));
 }

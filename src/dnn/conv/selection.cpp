@@ -78,10 +78,8 @@ std::vector<AlgoPerf> rank_by_heuristic(const Handle& h, const ConvProblem& p, c
 std::string prepared_cache_key(const ConvProblem& p, const Handle& h) { return cache_key(p, h) + " prepared"; }
 
 void check_preparable(const ConvProblem& p) {
-  if (p.op != ConvOp::forward || p.dtype != DType::f32)
-    throw_error(Status::not_supported, "w",
-                "prepared filters are for f32 forward convolutions; this filter is " +
-                    std::string(dtype_name(p.dtype)));
+  if (p.op != ConvOp::forward)
+    throw_error(Status::not_supported, "w", "prepared filters are for forward convolutions");
 }
 
 std::vector<AlgoPerf> rank_by_measurement(const Handle& h, const ConvProblem& p, const ConvDescs& d, bool prepared) {
@@ -123,7 +121,7 @@ std::vector<AlgoPerf> rank_by_measurement(const Handle& h, const ConvProblem& p,
     // Prepared: the algorithm's own filter form, made once here (untimed), and the call's
     // smaller workspace.
     Candidate c{i, p, {}};
-    if (prepared) c.ready = prepare_filter_data(p, r.algo, reinterpret_cast<const float*>(w.get()));
+    if (prepared) c.ready = prepare_filter_data(p, r.algo, w.get());
     if (c.ready) {
       c.q.filter_prepared = true;
       r.workspace = required_workspace(c.q, d, r.algo);
