@@ -139,7 +139,8 @@ bool amx_usable() { return cpu_features().amx_bf16 && cpu_features().avx512_bf16
 // Shapes for the AMX route's cases besides the sweep's (whose channel counts are below one
 // block of 32, so every tile is staged): whole channel blocks read in place (a 1x1 across
 // output rows, a 3x3's interior runs), groups of 32 channels, output channels and pixels short
-// of a tile, stride and dilation, and a filter past half of L2 (several pixel blocks per item).
+// of a tile, stride and dilation, a filter past half of L2 (several pixel blocks per item), and
+// few channels (filter rows merged into runs).
 const std::vector<Spec>& amx_specs() {
   static const std::vector<Spec> s{
       {"pointwise_64_80_rows", 2, 64, 80, 1, {7, 9}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
@@ -149,6 +150,10 @@ const std::vector<Spec>& amx_specs() {
       {"3x3_dilated_48", 1, 48, 33, 1, {13, 12}, {3, 3}, {2, 2}, {1, 1}, {2, 2}},
       {"1x1_s2_64_96", 1, 64, 96, 1, {14, 14}, {1, 1}, {0, 0}, {2, 2}, {1, 1}},
       {"3x3_256_320_big_filter", 1, 256, 320, 1, {9, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      // Few channels: each filter row's S x C values are one run (conv1-like, two blocks, one).
+      {"conv1_like_7x7_s2_c3", 1, 3, 40, 1, {23, 21}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
+      {"5x5_c8_two_blocks", 1, 8, 24, 1, {10, 30}, {5, 5}, {2, 2}, {1, 1}, {1, 1}},
+      {"5x5_c4_batch2", 2, 4, 33, 1, {12, 13}, {5, 5}, {1, 2}, {1, 1}, {1, 1}},
   };
   return s;
 }

@@ -54,18 +54,22 @@ constexpr int64_t block_pixels = 32;  // a C tile's columns: two AMX tiles of 16
 void pack_filter_panels(const ConvProblem& p, const AmxConvPlan& s, const uint16_t* w, uint16_t* padded,
                         char* panels) {
   const int64_t Kg = p.kg(), Cg = p.cg(), cgp = s.channel_blocks * 32, depth = s.taps * cgp;
+  const int64_t per_run = s.merged_width ? p.filter[2] : 1;  // filter columns in one run of x
   const uint16_t* src = w;
   int64_t row_stride = p.ws[1], group_stride = p.ws[0];
-  if (!s.filter_direct) {  // KRSC with each tap's channels padded to whole blocks of 32
+  if (!s.filter_direct) {  // KRSC with each run (a tap's channels, or a merged row's) padded to blocks of 32
     for (int64_t g = 0; g < p.groups; ++g)
       for (int64_t k = 0; k < Kg; ++k) {
         uint16_t* row = padded + (g * Kg + k) * depth;
         const uint16_t* wk = w + g * p.ws[0] + k * p.ws[1];
         for (int64_t t = 0; t < p.filter[0]; ++t)
           for (int64_t r = 0; r < p.filter[1]; ++r)
-            for (int64_t x = 0; x < p.filter[2]; ++x, row += cgp) {
-              const uint16_t* at = wk + t * p.ws[3] + r * p.ws[4] + x * p.ws[5];
-              for (int64_t c = 0; c < cgp; ++c) row[c] = c < Cg ? at[c * p.ws[2]] : uint16_t(0);
+            for (int64_t x0 = 0; x0 < p.filter[2]; x0 += per_run, row += cgp) {
+              std::fill(row, row + cgp, uint16_t(0));
+              for (int64_t x = x0; x < x0 + per_run; ++x) {
+                const uint16_t* at = wk + t * p.ws[3] + r * p.ws[4] + x * p.ws[5];
+                for (int64_t c = 0; c < Cg; ++c) row[(x - x0) * Cg + c] = at[c * p.ws[2]];
+              }
             }
       }
     src = padded, row_stride = depth, group_stride = Kg * depth;
@@ -94,41 +98,47 @@ struct BlockBuffers {
   float* out;
 };
 
-// The tiles' sources for convolution group `cg` of one pixel block: per tap and half (16
-// pixels), the pixels' input offsets; a half whose 16 pixels all lie in the image equally
-// spaced (and whose channel block is whole) is read from x, any other is staged: masked copies
-// of the present channels, zeros over the padding and past the last pixel.
+// The tiles' sources for convolution group `cg` of one pixel block: per tap (or, merged, per
+// filter row) and half (16 pixels), each pixel's run of x and the part of it inside the image;
+// a half whose 16 runs all lie wholly inside, equally spaced, with a whole block of 32 values
+// is read from x, any other is staged: masked copies of the values present, zeros over the
+// padding and past the last pixel.
 void build_sources(const ConvProblem& p, const AmxConvPlan& s, const uint16_t* xg, const int64_t (&origin)[3][32],
                    int64_t np, const BlockBuffers& b) {
-  const int64_t Cg = p.cg();
+  const int64_t Cg = p.cg(), per_run = s.merged_width ? p.filter[2] : 1, run = per_run * Cg;
   int64_t tap = 0;
   for (int64_t t = 0; t < p.filter[0]; ++t)
     for (int64_t r = 0; r < p.filter[1]; ++r)
-      for (int64_t x = 0; x < p.filter[2]; ++x, ++tap) {
+      for (int64_t x = 0; x < p.filter[2]; x += per_run, ++tap) {
         const int64_t at[3] = {t * p.dilation[0], r * p.dilation[1], x * p.dilation[2]};
         for (int half = 0; half < 2; ++half) {
-          int64_t offset[16];
-          bool inside[16], spaced = true;
+          int64_t offset[16], lo[16], hi[16];  // the run's start, and its values [lo, hi) inside the image
+          bool spaced = true;
           for (int i = 0; i < 16; ++i) {
             const int64_t j = 16 * half + i;
             const int64_t id = origin[0][j] + at[0], ih = origin[1][j] + at[1], iw = origin[2][j] + at[2];
-            inside[i] = j < np && id >= 0 && id < p.in[0] && ih >= 0 && ih < p.in[1] && iw >= 0 && iw < p.in[2];
+            const bool row = j < np && id >= 0 && id < p.in[0] && ih >= 0 && ih < p.in[1];
+            lo[i] = std::clamp<int64_t>(-iw, 0, per_run) * Cg;  // (unit dilation within a merged run)
+            hi[i] = row ? std::clamp<int64_t>(p.in[2] - iw, 0, per_run) * Cg : 0;
             offset[i] = id * p.xs[2] + ih * p.xs[3] + iw * p.xs[4];
-            spaced = spaced && inside[i] && offset[i] - offset[0] == i * (offset[1] - offset[0]);
+            spaced = spaced && lo[i] == 0 && hi[i] == run && offset[i] - offset[0] == i * (offset[1] - offset[0]);
           }
           for (int64_t cb = 0; cb < s.channel_blocks; ++cb) {
-            const int64_t g = tap * s.channel_blocks + cb, present = std::min<int64_t>(32, Cg - 32 * cb);
+            const int64_t g = tap * s.channel_blocks + cb;
             const char* rows;
             int64_t stride;
-            if (spaced && present == 32) {
+            if (spaced && run - 32 * cb >= 32) {
               rows = reinterpret_cast<const char*>(xg + offset[0] + 32 * cb);
               stride = 2 * (offset[1] - offset[0]);
             } else {
               char* dst = b.stage + g * 2048 + half * 1024;
-              const __mmask32 mask = present == 32 ? ~__mmask32(0) : __mmask32((1u << present) - 1);
               for (int i = 0; i < 16; ++i) {
+                const int64_t first = std::max<int64_t>(lo[i] - 32 * cb, 0), end = std::min<int64_t>(hi[i] - 32 * cb, 32);
                 __m512i v = _mm512_setzero_si512();
-                if (inside[i]) v = _mm512_maskz_loadu_epi16(mask, xg + offset[i] + 32 * cb);
+                if (first < end) {
+                  const __mmask32 mask = __mmask32((uint64_t(1) << end) - (uint64_t(1) << first));
+                  v = _mm512_maskz_loadu_epi16(mask, xg + offset[i] + 32 * cb);
+                }
                 _mm512_store_si512(dst + 64 * i, v);
               }
               rows = dst, stride = 64;

@@ -24,7 +24,10 @@ namespace strata::dnn::detail {
 // The route's arrangement of p (implicit_gemm_amx_plan.cpp): depth groups of 32 channels per tap,
 // 32-channel filter panels, and the workspace's pieces.
 struct AmxConvPlan {
-  int64_t taps = 0, channel_blocks = 0;  // per tap: ceil(C/G / 32) blocks of 32 channels
+  // Few channels (ResNet's conv1, 3): a filter row's S x C values are one run of x (NHWC, one
+  // group, unit dilation along W), so a "tap" is a whole filter row and its run is S x C long.
+  bool merged_width = false;
+  int64_t taps = 0, channel_blocks = 0;  // per tap: ceil(run / 32) blocks of 32 values
   int64_t depth_groups = 0;              // taps x channel_blocks: 64 bytes of each pixel per group
   int64_t panels = 0;                    // per convolution group: ceil(K/G / 32) filter panels
   int64_t ld = 0;                        // a finished pixel's f32 row: groups x panels x 32

@@ -10,13 +10,14 @@ namespace strata::dnn::detail {
 
 AmxConvPlan amx_conv_plan(const ConvProblem& p) {
   AmxConvPlan s;
-  s.taps = p.filter_spatial();
-  s.channel_blocks = (p.cg() + 31) / 32;
+  s.merged_width = p.cg() < 16 && p.groups == 1 && p.dilation[2] == 1;
+  s.taps = s.merged_width ? p.filter[0] * p.filter[1] : p.filter_spatial();
+  s.channel_blocks = ((s.merged_width ? p.filter[2] : 1) * p.cg() + 31) / 32;
   s.depth_groups = s.taps * s.channel_blocks;
   s.panels = (p.kg() + 31) / 32;
   s.ld = p.groups * s.panels * 32;
   s.pixel_blocks = (p.out_spatial() + 31) / 32;
-  s.filter_direct = p.w_krsc() && p.cg() % 32 == 0;
+  s.filter_direct = p.w_krsc() && p.cg() % 32 == 0 && !s.merged_width;
   s.filter_bytes = std::size_t(p.groups * s.panels * s.depth_groups) * 2048;
   const auto l2 = std::size_t(std::max<int64_t>(cpu_features().l2_bytes, int64_t(256) << 10));
   const std::size_t block_input = std::size_t(s.depth_groups) * 2048;  // one block's pixels, all depth groups
@@ -40,9 +41,11 @@ AmxConvPlan amx_conv_plan(const ConvProblem& p) {
 bool amx_conv_serves(const ConvProblem& p) {
   if (p.op != ConvOp::forward || p.dtype != DType::bf16 || !p.narrow_in_place) return false;
   if (p.isa != Isa::avx512 || !p.x_nhwc() || !p.y_nhwc()) return false;
-  // Each tap's channels fill whole blocks of 32: below 16 per group most of every tile would
-  // be padding (ResNet-50's conv1, 3 channels: 4.9 ms here against 1.3 ms staged in f32).
-  if (p.cg() < 16) return false;
+  // Each run fills whole blocks of 32: below 16 values most of every tile would be padding
+  // (ResNet-50's conv1 tap by tap, 3 channels: 4.9 ms here against 1.3 ms staged in f32; its
+  // merged rows of 7 x 3 values serve).
+  const AmxConvPlan s = amx_conv_plan(p);
+  if ((s.merged_width ? p.filter[2] : 1) * p.cg() < 16) return false;
   const CpuFeatures& f = cpu_features();
   return f.amx_bf16 && f.avx512_bf16 && amx_ready();
 }
