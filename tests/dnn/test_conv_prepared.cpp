@@ -440,6 +440,11 @@ TEST(ConvPrepared, Bf16FilterIsPackedForAmxOrKeptAndAgreesBitwise) {
     for (std::size_t i = 0; i < y0.size(); ++i) ASSERT_EQ(y0[i].bits, y1[i].bits) << int(layout) << " at " << i;
     const Descs df = make_descs(s, layout, fl);
     expect_error([&] { (void)forward_workspace_size(h, df.x, pf, df.conv, df.y); }, Status::invalid_argument, "w");
+    if (pf.transformed()) {  // the panels serve packed tensors only: a strided view of x is refused
+      const int64_t C = s.c, H = s.in[0], W = s.in[1], ps = C + 2;
+      const TensorDesc strided(DType::bf16, {s.n, C, H, W}, {H * W * ps, 1, W * ps, ps});
+      expect_error([&] { (void)forward_workspace_size(h, strided, pf, d.conv, d.y); }, Status::invalid_argument, "w");
+    }
   }
 }
 

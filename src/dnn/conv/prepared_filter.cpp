@@ -51,6 +51,11 @@ ConvProblem prepared_problem(const Handle& h, const ConvDescs& d, const Prepared
            std::string(isa_name(f.problem.isa)) + "), called with '" + p.str() + "' (" + std::string(isa_name(p.isa)) +
            ")";
   });
+  // A bf16 filter in the AMX route's panels serves only calls that route takes (packed tensors).
+  check_arg(!f.transformed || p.dtype == DType::f32 || detail::narrow_preparable(p, f.algo), "w", [&] {
+    return "w was prepared as " + std::string(conv_algo_name(f.algo)) + "'s " + std::string(dtype_name(p.dtype)) +
+           " tile panels, which read packed channels-last x and y; called with '" + p.str() + "'";
+  });
   p.filter_prepared = f.transformed;
   return p;
 }
