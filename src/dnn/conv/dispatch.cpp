@@ -110,9 +110,13 @@ int64_t flip_offset(const ConvProblem& p) {
 
 }  // namespace
 
-const float* filter_origin(const ConvProblem& p, const float* w) {
-  return p.ws[3] < 0 || p.ws[4] < 0 || p.ws[5] < 0 ? w + flip_offset(p) : w;
+// Elements from the filter's first stored element to logical element 0.
+static int64_t origin_offset(const ConvProblem& p) {
+  return p.ws[3] < 0 || p.ws[4] < 0 || p.ws[5] < 0 ? flip_offset(p) : 0;
 }
+
+const float* filter_origin(const ConvProblem& p, const float* w) { return w + origin_offset(p); }
+const uint16_t* filter_origin(const ConvProblem& p, const uint16_t* w) { return w + origin_offset(p); }
 
 ConvProblem make_problem(const Handle& h, const ConvDescs& d) {
   const int sr = d.conv.spatial_rank();
@@ -214,8 +218,7 @@ AlignedArray<float> prepare_filter_data(const ConvProblem& p, ConvAlgo algo, con
     if (!narrow_preparable(p, algo)) return {};
     const std::size_t bytes = a.prepared_narrow_bytes(p);
     AlignedArray<float> out = make_aligned_long_lived<float>((bytes + 3) / 4);
-    const auto* w16 = static_cast<const uint16_t*>(stored);
-    a.prepare_narrow_filter(p, p.ws[3] < 0 || p.ws[4] < 0 || p.ws[5] < 0 ? w16 + flip_offset(p) : w16, out.get());
+    a.prepare_narrow_filter(p, filter_origin(p, static_cast<const uint16_t*>(stored)), out.get());
     return out;
   }
   const auto* w = static_cast<const float*>(stored);
@@ -325,10 +328,9 @@ void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, 
   args.x = fx;
   args.w = fw ? const_cast<float*>(filter_origin(p, fw)) : nullptr;
   if (narrow_inputs) {  // w_narrow addresses logical element 0, as args.w does (filter_origin)
-    const auto* w16 = static_cast<const uint16_t*>(w);
     args.x_narrow = x;
     args.narrow_out = &finisher;
-    args.w_narrow = p.ws[3] < 0 || p.ws[4] < 0 || p.ws[5] < 0 ? w16 + flip_offset(p) : w16;
+    args.w_narrow = filter_origin(p, static_cast<const uint16_t*>(w));
   }
   args.prepared_w = prepared;
   args.y = fy;

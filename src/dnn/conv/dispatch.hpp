@@ -57,6 +57,7 @@ void run_convolution(const Handle& h, const ConvProblem& p, const ConvDescs& d, 
 // Where an algorithm finds logical filter element 0 (ConvArgs::w): w itself, or further in
 // when ConvMode::convolution flipped the spatial strides.
 const float* filter_origin(const ConvProblem& p, const float* w);
+const uint16_t* filter_origin(const ConvProblem& p, const uint16_t* w);  // a bf16/f16 filter as stored
 
 float apply_activation(Activation a, float v);
 

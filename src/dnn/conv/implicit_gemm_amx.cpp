@@ -54,7 +54,7 @@ constexpr int64_t block_pixels = 32;  // a C tile's columns: two AMX tiles of 16
 void pack_filter_panels(const ConvProblem& p, const AmxConvPlan& s, const uint16_t* w, uint16_t* padded,
                         char* panels) {
   const int64_t Kg = p.kg(), Cg = p.cg(), cgp = s.channel_blocks * 32, depth = s.taps * cgp;
-  const int64_t per_run = s.merged_width ? p.filter[2] : 1;  // filter columns in one run of x
+  const int64_t per_run = s.per_run;
   const uint16_t* src = w;
   int64_t row_stride = p.ws[1], group_stride = p.ws[0];
   if (!s.filter_direct) {  // KRSC with each run (a tap's channels, or a merged row's) padded to blocks of 32
@@ -105,7 +105,7 @@ struct BlockBuffers {
 // padding and past the last pixel.
 void build_sources(const ConvProblem& p, const AmxConvPlan& s, const uint16_t* xg, const int64_t (&origin)[3][32],
                    int64_t np, const BlockBuffers& b) {
-  const int64_t Cg = p.cg(), per_run = s.merged_width ? p.filter[2] : 1, run = per_run * Cg;
+  const int64_t Cg = p.cg(), per_run = s.per_run, run = per_run * Cg;
   int64_t tap = 0;
   for (int64_t t = 0; t < p.filter[0]; ++t)
     for (int64_t r = 0; r < p.filter[1]; ++r)
@@ -222,16 +222,14 @@ void amx_conv_forward(const ConvProblem& p, const ConvArgs& a) {
     panels = packed;
   }
   std::byte* parts = ws.take<std::byte>(std::size_t(s.parts) * s.part_bytes);
-  const std::size_t table_bytes = WorkspaceCarver::round_up(std::size_t(s.depth_groups) * sizeof(tile::AmxBGroup));
-  const std::size_t stage_bytes = WorkspaceCarver::round_up(std::size_t(s.depth_groups) * 2048);
-  const std::size_t block_bytes = s.part_bytes / std::size_t(s.item_blocks);
+  static_assert(sizeof(tile::AmxBGroup) == 32, "AmxConvPlan::table_bytes counts 32 bytes a depth group");
   const int64_t per_image = (s.pixel_blocks + s.item_blocks - 1) / s.item_blocks;
   parallel_for(p.n * per_image, s.parts, [&](int64_t lo, int64_t hi, int part) {
     BlockBuffers bufs[AmxConvPlan::most_item_blocks];
     for (int64_t i = 0; i < s.item_blocks; ++i) {
-      std::byte* mine = parts + std::size_t(part) * s.part_bytes + std::size_t(i) * block_bytes;
-      bufs[i] = {reinterpret_cast<tile::AmxBGroup*>(mine), reinterpret_cast<char*>(mine + table_bytes),
-                 reinterpret_cast<float*>(mine + table_bytes + stage_bytes)};
+      std::byte* mine = parts + std::size_t(part) * s.part_bytes + std::size_t(i) * s.block_bytes;
+      bufs[i] = {reinterpret_cast<tile::AmxBGroup*>(mine), reinterpret_cast<char*>(mine + s.table_bytes),
+                 reinterpret_cast<float*>(mine + s.table_bytes + s.stage_bytes)};
     }
     const tile::AmxTiles tiles;
     for (int64_t item = lo; item < hi; ++item) {

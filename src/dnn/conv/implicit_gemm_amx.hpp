@@ -3,12 +3,13 @@
 //
 // C is one image's block of 32 output pixels x all K channels, computed 32 x 32 at a time by
 // amx_run_tile (tile/amx_tiles.hpp). The depth runs tap by tap over blocks of 32 input channels
-// (each tap's channels padded to whole blocks), so one depth group of a pixel is 64 contiguous
-// bytes of x: AMX's first operand (16 pixels a tile) is loaded from x itself wherever a tile's
-// 16 pixels are in the image and equally spaced there (interior runs of an output row, or any
-// run of a 1x1 stride-1 unpadded layer), and staged otherwise (zeros over the padding, masked
-// copies of partial channel blocks). The filter is the second operand, packed once per call
-// into 32-channel panels in the workspace. The finished block -- 32 pixels x K in f32, in L1 or
+// (each tap's channels padded to whole blocks; with few channels a filter row's S x C values
+// form one run instead), so one depth group of a pixel is 64 contiguous bytes of x: AMX's
+// first operand (16 pixels a tile) is loaded from x itself wherever a tile's 16 pixels are in
+// the image and equally spaced there (interior runs of an output row, or any run of a 1x1
+// stride-1 unpadded layer), and staged otherwise (zeros over the padding, masked copies of
+// partial channel blocks). The filter is the second operand: 32-channel panels packed into the
+// workspace per call, or once (a prepared filter). The finished block -- 32 pixels x K in f32, in L1 or
 // L2 -- goes to the sink (ConvArgs::narrow_out), which adds beta * y or the fused epilogue and
 // rounds to bf16. No column matrix, no f32 copy of any tensor.
 //
@@ -24,9 +25,10 @@ namespace strata::dnn::detail {
 // The route's arrangement of p (implicit_gemm_amx_plan.cpp): depth groups of 32 channels per tap,
 // 32-channel filter panels, and the workspace's pieces.
 struct AmxConvPlan {
-  // Few channels (ResNet's conv1, 3): a filter row's S x C values are one run of x (NHWC, one
-  // group, unit dilation along W), so a "tap" is a whole filter row and its run is S x C long.
-  bool merged_width = false;
+  // Filter columns per run of x: 1 (a run is a tap's C/G channels), or S with few channels
+  // (ResNet's conv1, 3): a filter row's S x C values are one run of x (NHWC, one group, unit
+  // dilation along W), so a "tap" is a whole filter row.
+  int64_t per_run = 1;
   int64_t taps = 0, channel_blocks = 0;  // per tap: ceil(run / 32) blocks of 32 values
   int64_t depth_groups = 0;              // taps x channel_blocks: 64 bytes of each pixel per group
   int64_t panels = 0;                    // per convolution group: ceil(K/G / 32) filter panels
@@ -40,7 +42,10 @@ struct AmxConvPlan {
   bool filter_direct = false;            // w is packed KRSC with whole channel blocks: packed from as stored
   std::size_t filter_bytes = 0;          // the packed panels: 2 KB per depth group and panel
   std::size_t padded_filter_bytes = 0;   // otherwise w first copied to KRSC, channels padded
-  std::size_t part_bytes = 0;            // one thread's tables, staged groups and finished blocks
+  // One pixel block's buffers, in this order: where each depth group's tiles lie (an
+  // AmxBGroup each), the staged groups (2 KB each), the finished block (32 x ld f32).
+  std::size_t table_bytes = 0, stage_bytes = 0, block_bytes = 0;
+  std::size_t part_bytes = 0;            // one thread's: item_blocks x block_bytes
 };
 AmxConvPlan amx_conv_plan(const ConvProblem& p);
 
