@@ -26,6 +26,7 @@
 #include "strata/blas/gemm_ex.hpp"
 #include "strata/blas/level3.hpp"
 #include "strata/blas/lt.hpp"
+#include "strata/core/memory.hpp"
 #include "strata/core/peak.hpp"
 #include "strata/core/status.hpp"
 #include "strata/core/timer.hpp"
@@ -70,7 +71,7 @@ GemmProblem parse_problem(const std::string& s) {
 template <class T>
 struct Operands {
   int64_t lda, ldb, ldc, a_size, b_size, c_size;
-  std::vector<T> a, b, c;
+  AlignedVector<T> a, b, c;  // on 64-byte boundaries, as frameworks allocate (AlignedAllocator says why)
   Operands(const GemmProblem& p, std::mt19937& rng) {
     lda = std::max<int64_t>(1, p.ta == 'N' ? p.m : p.k);
     ldb = std::max<int64_t>(1, p.tb == 'N' ? p.k : p.n);

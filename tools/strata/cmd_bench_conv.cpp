@@ -160,26 +160,29 @@ int run_conv_bench(const ConvBenchOptions& o) {
         const auto y_desc = dnn::TensorDesc::packed(dt, nhwc ? dnn::Layout::nhwc : dnn::Layout::nchw, yd);
         std::mt19937 rng(7);
         std::uniform_real_distribution<float> u(-1.f, 1.f);
-        std::vector<float> x0(std::size_t(x_desc.element_count())), w0(std::size_t(w_desc.element_count())),
-            y(std::size_t(y_desc.element_count())), yref(y.size());
+        // strata's tensors on 64-byte boundaries, as frameworks allocate them (and as oneDNN's own
+        // buffers are): a std::vector's storage starts 16 bytes past a line (AlignedAllocator).
+        std::vector<float> x0(std::size_t(x_desc.element_count())), w0(std::size_t(w_desc.element_count()));
+        AlignedVector<float> y(std::size_t(y_desc.element_count())), yref(y.size());
         // bf16: values that bf16 holds exactly, so both libraries multiply the same numbers.
         auto draw = [&] { return bf16_data ? bf16(u(rng)).to_float() : u(rng); };
         for (auto& v : x0) v = draw();
         for (auto& v : w0) v = draw();
         // Channels-last copies: element (a, ch, i, j) of an NCHW-ordered array of dims {a, ch, h, w}.
-        auto to_channels_last = [](const std::vector<float>& src, int64_t a, int64_t ch, int64_t hh, int64_t ww) {
-          std::vector<float> dst(src.size());
+        auto to_channels_last = [](const auto& src, int64_t a, int64_t ch, int64_t hh, int64_t ww) {
+          AlignedVector<float> dst(src.size());
           for (int64_t n0 = 0; n0 < a; ++n0)
             for (int64_t c0 = 0; c0 < ch; ++c0)
               for (int64_t i = 0; i < hh * ww; ++i) dst[std::size_t((n0 * hh * ww + i) * ch + c0)] = src[std::size_t((n0 * ch + c0) * hh * ww + i)];
           return dst;
         };
-        const std::vector<float> x = nhwc ? to_channels_last(x0, s.n, s.c, s.h, s.w) : x0;
-        const std::vector<float> w = nhwc ? to_channels_last(w0, s.k, s.c, s.r, s.s) : w0;
+        auto aligned = [](const std::vector<float>& v) { return AlignedVector<float>(v.begin(), v.end()); };
+        const AlignedVector<float> x = nhwc ? to_channels_last(x0, s.n, s.c, s.h, s.w) : aligned(x0);
+        const AlignedVector<float> w = nhwc ? to_channels_last(w0, s.k, s.c, s.r, s.s) : aligned(w0);
         // strata's tensors in the benchmark's type (bf16 copies, or the f32 vectors themselves).
-        auto narrow = [](const std::vector<float>& v) { return std::vector<bf16>(v.begin(), v.end()); };
-        const std::vector<bf16> xb = bf16_data ? narrow(x) : std::vector<bf16>{}, wb = bf16_data ? narrow(w) : xb;
-        std::vector<bf16> yb(bf16_data ? y.size() : 0);
+        auto narrow = [](const AlignedVector<float>& v) { return AlignedVector<bf16>(v.begin(), v.end()); };
+        const AlignedVector<bf16> xb = bf16_data ? narrow(x) : AlignedVector<bf16>{}, wb = bf16_data ? narrow(w) : xb;
+        AlignedVector<bf16> yb(bf16_data ? y.size() : 0);
         const void* xp = bf16_data ? static_cast<const void*>(xb.data()) : x.data();
         const void* wp = bf16_data ? static_cast<const void*>(wb.data()) : w.data();
         void* yp = bf16_data ? static_cast<void*>(yb.data()) : y.data();
@@ -205,7 +208,7 @@ int run_conv_bench(const ConvBenchOptions& o) {
             dnn::convolution_forward(h, &one, x_desc, xp, w_desc, wp, conv, algo, ws.get(), ws_bytes, &zero, y_desc, yp);
         };
         run_strata();
-        auto widen = [](const std::vector<bf16>& from, std::vector<float>& to) {
+        auto widen = [](const AlignedVector<bf16>& from, AlignedVector<float>& to) {
           std::transform(from.begin(), from.end(), to.begin(), [](bf16 v) { return v.to_float(); });
         };
         if (bf16_data) widen(yb, y);  // y in f32 for the checks
@@ -213,7 +216,7 @@ int run_conv_bench(const ConvBenchOptions& o) {
         // bf16 outputs within 1e-2 (two roundings of nearly equal sums differ by a bf16 step, 2^-8
         // of |y|, and the sums themselves by the f32 accumulation order).
         const double tolerance = bf16_data ? 1e-2 : 1e-3;
-        auto check_against = [&](const std::vector<float>& ref, const char* what) {
+        auto check_against = [&](const AlignedVector<float>& ref, const char* what) {
           double max_diff = 0, max_y = 0;
           for (std::size_t i = 0; i < y.size(); ++i)
             max_diff = std::max(max_diff, double(std::fabs(y[i] - ref[i]))), max_y = std::max(max_y, double(std::fabs(ref[i])));
@@ -236,8 +239,8 @@ int run_conv_bench(const ConvBenchOptions& o) {
             std::printf("# %s: oneDNN: %s\n", l.name.c_str(), err.c_str());
           }
         }
-        std::vector<float> y_other;
-        std::vector<bf16> yb_other(other ? yb.size() : 0);  // the other build's bf16 y (written by every run)
+        AlignedVector<float> y_other;
+        AlignedVector<bf16> yb_other(other ? yb.size() : 0);  // the other build's bf16 y (written by every run)
         if (other) {
           y_other.resize(y.size());
           void* yo = bf16_data ? static_cast<void*>(yb_other.data()) : y_other.data();
