@@ -38,9 +38,9 @@ AlignedArray<T> make_aligned_long_lived(std::size_t count, std::size_t alignment
 // A std::vector allocator on 64-byte boundaries: what frameworks hand a library (PyTorch's CPU
 // tensors, oneDNN's own buffers). A std::vector's own storage of a few hundred KB and more
 // starts 16 bytes past a page, so every 64-byte row of its floats crosses a cache line and every
-// vector store to it is a split store: the benchmarks' f32 1x1 convolutions ran 5-10% slower on
-// such an output than on an aligned one (and by as much between two runs of one build whose
-// buffers happened to fall differently).
+// vector store to it is a split store: an f32 1x1 convolution's column walk ran 5-12% slower on
+// such an output than on an aligned one (in-process), and two runs of one build read 0.91-0.94x
+// apart where their buffers happened to fall differently.
 template <class T>
 struct AlignedAllocator {
   using value_type = T;

@@ -153,8 +153,9 @@ struct MicroKernel {
   // addressing mode (base + stride * 1, 2 or 4), five registers for B in the k loop. Left to
   // itself GCC kept an offset register per column and spilled the rest to the stack, reloaded
   // every step, in run (the one-block path's tiles, A in place: f32 and f64 32^3-128^3 NN, NT
-  // and TN 1.01-1.04x with these) and run_column. Not in run_pieces, where GCC then spilled an A vector
-  // instead (the conv1 stem 0.71x).
+  // and TN 1.01-1.04x with these), run_column and run_pieces (the conv1 stem's 7 x 21-step
+  // pieces 1.04x stand-alone; an earlier run_pieces, whose loop GCC laid out differently, had
+  // spilled an A vector with them instead: 0.71x).
   struct StridedColumns {
     static_assert(NR <= 12, "two bases of six columns each");
     const char* base0;
@@ -426,7 +427,7 @@ struct MicroKernel {
     with_sets(runs * len, acc, [&](Sets* more) __attribute__((always_inline)) {
       NoFetch none;
       for (int64_t r = 0; r < runs; ++r)
-        rotate<mr, 1, 0>(len, a + r * len * mr, mr, pieces[r] + offset, 1, b_js, acc, more, none);
+        rotate<mr, 1, 0, true>(len, a + r * len * mr, mr, pieces[r] + offset, 1, b_js, acc, more, none);
     });
     store(acc, c, ldc, alpha, beta);
   }
