@@ -2,6 +2,7 @@
 // a sweep of shapes: odd sizes, padding larger than the kernel, stride > 1, dilation, groups
 // and depthwise, 1x1/3x3/5x5/7x7, batch 1 and > 1, 1-D/2-D/3-D, both layouts, both filter
 // layouts, convolution and cross-correlation, alpha/beta blending (beta == 0 with NaN outputs).
+#include <cstdlib>
 #include <cstring>
 #include <gtest/gtest.h>
 
@@ -241,8 +242,9 @@ TEST(ConvAlgorithms, ImplicitGemmReadsFewChannelInputRowsInPlace) {
 
 // Channels-last layers with many channels and filters wider than 1x1 (ResNet's 3x3 layers)
 // take the row-band path too: the gather would copy each input value about R S / stride^2
-// times. They walk the filter panels outer over one zero-padded copy of each image, in tiles
-// of pixels that span output rows where rows are narrow (run_band_padded). Edges: output
+// times. Both walks, forced in turn: output rows outer, the interior tiles read from x in
+// place (run_band), and the filter panels outer over one zero-padded copy of each image, in
+// tiles of pixels that span output rows where rows are narrow (run_band_padded). Edges: output
 // channels not a multiple of the register tile, rows narrower than a tile (7 and 3 pixels),
 // filter-row runs that are no multiple of the accumulator sets (odd_runs), unpadded layers
 // read from x in place (tiles across images; with groups, copied),
@@ -265,32 +267,42 @@ TEST(ConvAlgorithms, ImplicitGemmReadsWideChannelsLastRowsInPlace) {
       // tiles skip the whole depth and write alpha * 0 + beta * y).
       {"pad_gt_kernel", 2, 32, 20, 1, {6, 7}, {3, 3}, {4, 4}, {2, 2}, {1, 1}},
   };
-  for (const Spec& s : shapes)
-    for (bool strided_x : {false, true}) {
-      std::vector<float> bits[2];
-      for (int threads : {1, 2}) {
-        Handle h;
-        h.set_num_threads(threads);
-        Descs d = make_descs(s, Layout::nhwc, FilterLayout::krsc);
-        if (strided_x) d.x = strided_input(s, Layout::nhwc);
-        EXPECT_TRUE(reads_rows_in_place(h, d)) << s.name << ": " << implicit_gemm_reason(h, d);
-        const std::string what = s.name + (strided_x ? " strided x" : "") + " threads=" + std::to_string(threads);
-        expect_implicit_gemm_matches_reference(h, d, what);
-        const auto x = random_floats(d.x.span(), 41), w = random_floats(d.w.element_count(), 42);
-        bits[threads - 1].assign(std::size_t(d.y.span()), 0.f);
-        const float alpha = 1.f, beta = 0.f;
-        convolution_forward(h, &alpha, d.x, x.data(), d.w, w.data(), d.conv, ConvAlgo::implicit_gemm, nullptr, 0,
-                            &beta, d.y, bits[threads - 1].data());
+  // Both walks (band_panels_outer), whichever this machine's L2 would choose for each shape.
+  for (const char* walk : {"rows", "panels"}) {
+    setenv("STRATA_CONV_BAND", walk, 1);
+    for (const Spec& s : shapes)
+      for (bool strided_x : {false, true}) {
+        std::vector<float> bits[2];
+        for (int threads : {1, 2}) {
+          Handle h;
+          h.set_num_threads(threads);
+          Descs d = make_descs(s, Layout::nhwc, FilterLayout::krsc);
+          if (strided_x) d.x = strided_input(s, Layout::nhwc);
+          EXPECT_TRUE(reads_rows_in_place(h, d)) << s.name << ": " << implicit_gemm_reason(h, d);
+          EXPECT_NE(implicit_gemm_reason(h, d).find(std::string(walk) == "rows" ? "band of rows per output row"
+                                                                                 : "zero-padded copy of each image"),
+                    std::string::npos)
+              << s.name << ": " << implicit_gemm_reason(h, d);
+          const std::string what = s.name + (strided_x ? " strided x" : "") + " threads=" + std::to_string(threads) +
+                                   " walk=" + walk;
+          expect_implicit_gemm_matches_reference(h, d, what);
+          const auto x = random_floats(d.x.span(), 41), w = random_floats(d.w.element_count(), 42);
+          bits[threads - 1].assign(std::size_t(d.y.span()), 0.f);
+          const float alpha = 1.f, beta = 0.f;
+          convolution_forward(h, &alpha, d.x, x.data(), d.w, w.data(), d.conv, ConvAlgo::implicit_gemm, nullptr, 0,
+                              &beta, d.y, bits[threads - 1].data());
+        }
+        EXPECT_EQ(std::memcmp(bits[0].data(), bits[1].data(), bits[0].size() * sizeof(float)), 0) << s.name << walk;
       }
-      EXPECT_EQ(std::memcmp(bits[0].data(), bits[1].data(), bits[0].size() * sizeof(float)), 0) << s.name;
+    // The fused epilogue (residual, bias, ReLU) once every panel of a tile is done.
+    {
+      Handle h;
+      h.set_num_threads(2);
+      expect_fused_implicit_gemm_matches_reference(h, make_descs(shapes[1], Layout::nhwc, FilterLayout::krsc),
+                                                   shapes[1].k, shapes[1].name + " walk=" + walk);
     }
-  // The fused epilogue (residual, bias, ReLU) once every panel of a tile is done.
-  {
-    Handle h;
-    h.set_num_threads(2);
-    expect_fused_implicit_gemm_matches_reference(h, make_descs(shapes[1], Layout::nhwc, FilterLayout::krsc),
-                                                 shapes[1].k, shapes[1].name);
   }
+  unsetenv("STRATA_CONV_BAND");
 }
 
 // NCHW inputs with more than 64 values per filter row are transposed into a channels-last

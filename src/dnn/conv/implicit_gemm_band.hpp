@@ -22,10 +22,12 @@
 // output row of tiles per thread and transposes it into y, where the epilogue then runs. 2-D,
 // undilated along the row. Each output sums l = 0, 1, ... into one accumulator over the whole
 // depth (no k blocks), whichever thread computes its row, so results do not depend on the
-// thread count. Long runs, and filters too large for L2, take run_band_padded instead: tiles
-// across rows and images from one padded copy of each image, filter panels outer.
+// thread count. Filters too large for L2, and some long runs (band_panels_outer), take
+// run_band_padded instead: tiles across rows and images from one padded copy of each image,
+// filter panels outer.
 #pragma once
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -56,11 +58,29 @@ inline int64_t band_filter_bytes(const ConvProblem& p) {
   return p.kg() * p.cg() * p.filter_spatial() * int64_t(sizeof(float));
 }
 
-// Long runs (more than 64 values per filter row), and filters too large to stay in L2 while
-// every pixel tile of a row reads all of them, take run_band_padded: each MR-channel panel
-// over every tile of the image while it is in L2, the rows from one padded copy of the image.
+// Which walk the band path takes: run_band (output rows outer, every filter panel read for
+// each row's tiles, so the filter must stay in L2; only the border columns copied) or
+// run_band_padded (each MR-channel panel over every tile of the image while it is in L2, the
+// rows from one padded copy of the image). Panels outer where the filter outgrows half of L2;
+// for short runs (at most 64 values per filter row, the RGB stem) a quarter, as before; for
+// NCHW inputs with long runs always (the padded walk reads a channels-last copy; the rows
+// would gather the planes value by value). With long runs from channels-last input the rows
+// pay at stride 2 (res3_3x3_s2, 590 KB of filter: in-process 1.02-1.07x at batch 1 and 8 on 1
+// and 2 threads; the padded copy of its 56 x 56 input was ~6% of the layer) and for small
+// filters (res2_3x3, 147 KB: 1.04-1.20x), not at stride 1 with a larger one (res3_3x3, 590
+// KB: 0.96-0.99x on 1 thread, its 28-pixel rows leave a 4-pixel tile each), so that stays
+// padded above an eighth of L2.
+// STRATA_CONV_BAND=rows or =panels forces one walk (the tests cover both on any cache size).
 inline bool band_panels_outer(const ConvProblem& p) {
-  return band_filter_bytes(p) > band_l2_bytes() / 4 || p.filter[2] * p.cg() > 64;
+  if (const char* force = std::getenv("STRATA_CONV_BAND")) {
+    if (std::strcmp(force, "rows") == 0) return false;
+    if (std::strcmp(force, "panels") == 0) return true;
+  }
+  const int64_t filter = band_filter_bytes(p), l2 = band_l2_bytes();
+  if (filter > l2 / 2) return true;
+  if (p.filter[2] * p.cg() <= 64) return filter > l2 / 4;
+  if (p.xs[1] != 1) return true;
+  return p.stride[2] == 1 && filter > l2 / 8;
 }
 
 // Whether the band path serves a forward convolution (and pays): an output the GEMM can write
