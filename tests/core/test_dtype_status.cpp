@@ -75,6 +75,24 @@ TEST(Memory, AlignedAllocation) {
   EXPECT_THROW(aligned_alloc_bytes(10, 48), Error);
 }
 
+// AlignedVector's storage starts on a cache line at every size, including after growth and for
+// sizes glibc would serve 16 bytes past a page; copies and moves keep it.
+TEST(Memory, AlignedVectorStartsOnACacheLine) {
+  for (std::size_t n : {std::size_t(1), std::size_t(3), std::size_t(1000), std::size_t(1) << 20}) {
+    AlignedVector<float> v(n, 1.5f);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(v.data()) % 64, 0u) << n;
+    v.resize(3 * n + 5, 2.f);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(v.data()) % 64, 0u) << n;
+    EXPECT_EQ(v[0], 1.5f);
+    EXPECT_EQ(v.back(), 2.f);
+    const AlignedVector<float> copy = v;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(copy.data()) % 64, 0u) << n;
+    EXPECT_EQ(copy, v);
+  }
+  AlignedVector<std::uint16_t> narrow(4097);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(narrow.data()) % 64, 0u);
+}
+
 // Long-lived buffers of 2 MiB and more start on a huge-page boundary (so transparent huge pages
 // can back them) and keep any stricter alignment asked for; the whole buffer is usable.
 TEST(Memory, LargeLongLivedBuffersStartOnHugePageBoundaries) {
