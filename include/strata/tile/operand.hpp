@@ -40,11 +40,13 @@ struct PrepackedOperand {
   static constexpr int width = W;
   const T* data = nullptr;
   int64_t depth = 0;
-  int64_t first = 0;  // row of this operand's row 0 (a multiple of W)
+  int64_t first = 0;   // row of this operand's row 0 (a multiple of W)
+  int64_t stride = 0;  // elements from one panel to the next (0: depth * W, back to back)
 
   // The micro-panel holding rows [i0, i0 + W), from depth p0 on; reads advance by W per step.
-  const T* panel(int64_t i0, int64_t p0) const { return data + (first + i0) / W * (depth * W) + p0 * W; }
-  PrepackedOperand shifted(int64_t i0) const { return {data, depth, first + i0}; }
+  const T* panel(int64_t i0, int64_t p0) const { return data + (first + i0) / W * panel_stride() + p0 * W; }
+  int64_t panel_stride() const { return stride ? stride : depth * W; }
+  PrepackedOperand shifted(int64_t i0) const { return {data, depth, first + i0, stride}; }
 };
 
 template <class Op>

@@ -54,6 +54,20 @@ inline int64_t band_l2_bytes() {
   const std::size_t l2_bytes = cpu_features().l2_bytes;
   return l2_bytes ? int64_t(l2_bytes) : 256 * 1024;
 }
+// Elements from one packed filter panel (`width` output channels over `depth` steps) to the
+// next: the panel plus 8 KiB and a line. Back to back, panels of depth 1024 (128 KiB apart)
+// started at the same offset within each way of a 2 MiB 16-way L2, and on huge pages (the
+// prepared filters' own) every panel's slice of a k block fell in the same sets: the 16 slices
+// of a 512 x 512 A block evicted each other and the layer re-read them from L3. Shifted by
+// 8 KiB, 16 panels' slices cover the way; the extra line shifts L1's sets too. In-process
+// against back-to-back panels (prepared filters, 1 thread): res5_1x1_1024_512 alone 1.10-1.19x
+// at batch 1; the whole ResNet-50 list 0.99x summed at batch 1 and 8, each layer within the
+// A/A spread (where its filter had not landed on huge pages: scattered physical pages do not
+// stack the slices).
+inline constexpr int64_t kFilterPanelPadBytes = 8192 + 64;
+inline int64_t filter_panel_stride(int64_t depth, int64_t width) {
+  return depth * width + kFilterPanelPadBytes / int64_t(sizeof(float));
+}
 inline int64_t band_filter_bytes(const ConvProblem& p) {
   return p.kg() * p.cg() * p.filter_spatial() * int64_t(sizeof(float));
 }
@@ -245,7 +259,7 @@ void band_row_tiles(const ConvProblem& p, int64_t C, const BandRows& rows, const
     const float* const* pieces = in_x ? rows.x_rows : rows.copies;
     const int64_t shift = in_x ? rows.x_shift : 0;
     for (int64_t i = 0; i < panels; ++i) {
-      const float* a = filter_panels + i * depth * MR;
+      const float* a = filter_panels + i * filter_panel_stride(depth, MR);
       // Narrower columns only (MR rows): run_pieces reads A as K's own panels. Into whole
       // tiles a kernel may run past the last pixel where that is cheaper.
       auto tiles = [&](float* ct, int64_t ld) __attribute__((always_inline)) {
@@ -464,7 +478,7 @@ void run_band_padded(const ConvProblem& p, const tile::ConvGeometry& geo, const 
       alignas(64) float edge[Kernel::mr * Kernel::nr];
       const float* cols[NR];
       for (int64_t i = i0; i < i1; ++i) {
-        const float* a = filter_panels + i * depth * MR;
+        const float* a = filter_panels + i * filter_panel_stride(depth, MR);
         const int64_t live_rows = std::min<int64_t>(MR, kg - i * MR);
         for (int64_t t = lo; t < hi; ++t) {
           const BandTiles::Tile& tile = bt.tiles[std::size_t(t)];

@@ -120,7 +120,7 @@ inline bool filter_as_rows(const ConvProblem& p, bool staged) {
 template <class Kernel>
 int64_t prepared_group_floats(const ConvProblem& p, bool staged) {
   const int64_t w = filter_as_rows(p, staged) ? Kernel::mr : Kernel::nr;
-  return (p.kg() + w - 1) / w * w * p.cg() * p.filter_spatial();
+  return (p.kg() + w - 1) / w * filter_panel_stride(p.cg() * p.filter_spatial(), w);
 }
 template <class Kernel>
 std::size_t prepared_filter_floats(const ConvProblem& p) {
@@ -134,8 +134,13 @@ void pack_group_filter(const ConvProblem& p, const tile::ConvGeometry& geo, bool
   tile::ConvGeometry order = geo;
   order.channels_inner = geo.channels_inner || band_serves(p) || !implicit_gemm_channels_last(p);
   const tile::FilterOperand filter{&order, 0};
-  if (filter_as_rows(p, staged)) filter.template pack<Kernel::mr>(0, p.kg(), 0, geo.depth(), dst);
-  else filter.template pack<Kernel::nr>(0, p.kg(), 0, geo.depth(), dst);
+  auto pack = [&]<int W>(std::integral_constant<int, W>) {
+    const int64_t stride = filter_panel_stride(geo.depth(), W);
+    for (int64_t i = 0; i < p.kg(); i += W)
+      filter.template pack<W>(i, std::min<int64_t>(W, p.kg() - i), 0, geo.depth(), dst + i / W * stride);
+  };
+  if (filter_as_rows(p, staged)) pack(std::integral_constant<int, Kernel::mr>{});
+  else pack(std::integral_constant<int, Kernel::nr>{});
 }
 template <class Kernel>
 void prepare_filter(const ConvProblem& p, const float* w, float* out) {
@@ -204,7 +209,8 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
   const int64_t group_floats = prepared_group_floats<Kernel>(p, staged);
   // Filter panels (W: the kernel's MR or NR) as the mainloop reads them; group g's prepared ones.
   auto panels_operand = [&]<int W>(std::integral_constant<int, W>, const float* panels) {
-    return tile::PrepackedOperand<float, W>{panels, p.cg() * p.filter_spatial(), 0};
+    const int64_t depth = p.cg() * p.filter_spatial();
+    return tile::PrepackedOperand<float, W>{panels, depth, 0, filter_panel_stride(depth, W)};
   };
   auto prepared_panels = [&](int64_t g) { return a.prepared_w + kPreparedHeaderFloats + g * group_floats; };
   auto prepared_operand = [&]<int W>(std::integral_constant<int, W> width, int64_t g) {
