@@ -288,22 +288,28 @@ struct Mainloop {
   // A prepacked A (a prepared filter, Winograd's transformed one) against a block of at most
   // this many column panels is walked tile-stationary: each A tile meets every column panel
   // while it is in L1, so A, streamed from memory or L3 (a block of all rows can exceed L2),
-  // is read once per block rather than once per column panel, and the first panel's kernel
-  // fetches the next tile. In-process at batch 1, 1 thread (NHWC, prepared filters):
-  // Winograd res5_3x3 (16 tiles) 1.06-1.08x, res5_1x1_2048_512 (49 pixels) 1.04-1.06x, the
-  // other res5/res4 1x1 layers 0.99-1.02x; 2 threads 0.96-1.03x. (Tried before the fetch
-  // took whole slices: 0.98-1.01x.)
+  // is read once per block rather than once per column panel. In-process at batch 1, 1 thread
+  // (NHWC, prepared filters): Winograd res5_3x3 (16 tiles) 1.06-1.08x, res5_1x1_2048_512 (49
+  // pixels) 1.04-1.06x, the other res5/res4 1x1 layers 0.99-1.02x; 2 threads 0.96-1.03x.
   static constexpr int64_t a_stationary_panels = 5;
 
   // C[0:mc, 0:nc] of one block, A tile by A tile; b_panel(jr, nr) gives the B panels (their
   // next panels not fetched: each is read by every tile). The same kernel calls per tile as
-  // the column-panel walk: the same bits.
+  // the column-panel walk: the same bits. While a tile computes, its full column panels fetch
+  // the next tile's slice from memory, each its share of the lines (run_column's line fetch,
+  // into L2): the whole slice during the first panel had asked memory for it at 4-5 times the
+  // rate the block consumes it (in-process, batch 1, 1 thread, against that: res5_1x1_512_2048,
+  // res5_proj_s2, res5_1x1_2048_512 1.04-1.07x; into L1 rather than L2 alike). One full panel
+  // (Winograd's 16 tiles: 12 + 4) still fetches the whole slice.
   template <class BPanels>
   static void a_stationary(int64_t mc, int64_t nc, int64_t kc, const AOp& a, int64_t ic, int64_t pc,
                            const BPanels& b_panel, T* c, int64_t ldc, T alpha, T beta, T* edge) {
     BPanel panels[a_stationary_panels];
-    const int64_t count = (nc + NR - 1) / NR;
+    const int64_t count = (nc + NR - 1) / NR, full = nc / NR;
     for (int64_t q = 0; q < count; ++q) panels[q] = b_panel(q * NR, std::min<int64_t>(NR, nc - q * NR));
+    // Bytes of the next slice each full panel's k step fetches (a line at most: a lower rate
+    // names each line more than once).
+    const int64_t share = full > 1 ? (kc * MR * int64_t(sizeof(T)) / full + kc - 1) / kc : 0;
     for (int64_t ir = 0; ir < mc; ir += MR) {
       const int64_t mr = std::min<int64_t>(MR, mc - ir);
       const T* at = a.panel(ic + ir, pc);
@@ -311,11 +317,19 @@ struct Mainloop {
         const int64_t nr = std::min<int64_t>(NR, nc - q * NR);
         const BPanel& bt = panels[q];
         T* ct = c + ir + q * NR * ldc;
-        if constexpr (requires { Kernel::run_column; })
-          if (q == 0 && mr == MR && nr == NR && ir + MR < mc) {
+        if constexpr (requires { Kernel::run_column; }) {
+          const bool fetch = mr == MR && nr == NR && ir + MR < mc;
+          if (fetch && share > 0) {
+            const char* next = reinterpret_cast<const char*>(a.panel(ic + ir + MR, pc)) + q * kc * share;
+            Kernel::run_column(1, kc, at, 0, bt.data, bt.ps, bt.js, ct, ldc, alpha, beta,
+                               reinterpret_cast<const T*>(next), nullptr, share);
+            continue;
+          }
+          if (fetch && q == 0) {
             Kernel::run_column(1, kc, at, 0, bt.data, bt.ps, bt.js, ct, ldc, alpha, beta, a.panel(ic + ir + MR, pc));
             continue;
           }
+        }
         run_tile(mr, nr, kc, at, MR, bt.data, bt.ps, bt.js, ct, ldc, alpha, beta, edge);
       }
     }

@@ -247,6 +247,18 @@ struct MicroKernel {
       end = at + bytes;
     }
   };
+  // A stretch of A from `at` on, one line per step, `bytes` on from the last (under a line:
+  // the same line is named again, a hit, so the stretch is fetched at a lower rate), with
+  // __builtin_prefetch's locality (2: into L2).
+  template <int Locality>
+  struct LineFetch {
+    const char* at;
+    std::intptr_t bytes;
+    [[gnu::always_inline]] void step() {
+      __builtin_prefetch(at, 0, Locality);
+      at += bytes;
+    }
+  };
   template <class First, class Second>
   struct BothFetch {
     First first;
@@ -359,6 +371,9 @@ struct MicroKernel {
   // the last tile): for A read from memory (single-set kernels only). With `fetch_b` (B read in
   // place with contiguous columns, b_ps = 1), the k steps also fetch the next column panel,
   // NR columns b_js apart from fetch_b, a line per step (PanelFetch; single-set kernels too).
+  // With `fetch_line_bytes` (a line at most), the A fetch is a LineFetch instead: tile t names one
+  // line per step from fetch_after + t * a_panel on, that many bytes apart, into L2 -- a share
+  // of a slice spread over several calls (Mainloop::a_stationary).
   // Never inlined, like run: inlined into the BLAS mainloop its k loop ran out of registers
   // for B's column offsets and reloaded them from the stack every step. B in place is
   // addressed as StridedColumns: with an offset register per column GCC still reloaded some
@@ -366,8 +381,8 @@ struct MicroKernel {
   [[gnu::noinline]] static void run_column(int64_t tiles, int64_t kc, const T* __restrict a, int64_t a_panel,
                                            const T* __restrict b, int64_t b_ps, int64_t b_js, T* __restrict c,
                                            int64_t ldc, T alpha, T beta, const T* fetch_after = nullptr,
-                                           const T* fetch_b = nullptr) {
-    auto each = [&]<int BPS, int BJS, bool FetchA, bool FetchB>() __attribute__((always_inline)) {
+                                           const T* fetch_b = nullptr, int64_t fetch_line_bytes = 0) {
+    auto each = [&]<int BPS, int BJS, bool FetchA, bool FetchB, int Lines = 0>() __attribute__((always_inline)) {
       PanelFetch panel(fetch_b, b_js, kc);  // over all the tiles, from where the last left off
       for (int64_t t = 0; t < tiles; ++t) {
         V acc[NR][NV];
@@ -379,7 +394,15 @@ struct MicroKernel {
         start(acc, ct, ldc);
         const T* at = a + t * a_panel;
         SliceFetch slice{t + 1 < tiles ? at + a_panel : fetch_after, mr};
-        if constexpr (FetchA && FetchB) {
+        if constexpr (Lines != 0) {
+          LineFetch<Lines> lines{reinterpret_cast<const char*>(fetch_after + t * a_panel), fetch_line_bytes};
+          if constexpr (FetchB) {
+            BothFetch<LineFetch<Lines>&, PanelFetch&> both{lines, panel};
+            rotate<mr, BPS, BJS, BPS == 1>(kc, at, mr, b, b_ps, b_js, acc, nullptr, both);
+          } else {
+            rotate<mr, BPS, BJS, BPS == 1>(kc, at, mr, b, b_ps, b_js, acc, nullptr, lines);
+          }
+        } else if constexpr (FetchA && FetchB) {
           BothFetch<SliceFetch&, PanelFetch&> both{slice, panel};
           rotate<mr, BPS, BJS, BPS == 1>(kc, at, mr, b, b_ps, b_js, acc, nullptr, both);
         } else if constexpr (FetchA) {
@@ -394,8 +417,13 @@ struct MicroKernel {
     };
     if constexpr (chains == 1) {
       if (fetch_b && b_ps == 1) {
+        if (fetch_after && fetch_line_bytes > 0) return each.template operator()<1, 0, false, true, 2>();
         if (fetch_after) return each.template operator()<1, 0, true, true>();
         return each.template operator()<1, 0, false, true>();
+      }
+      if (fetch_after && fetch_line_bytes > 0) {
+        if (b_ps == NR && b_js == 1) return each.template operator()<NR, 1, false, false, 2>();
+        if (b_ps == 1) return each.template operator()<1, 0, false, false, 2>();
       }
       if (fetch_after) {
         if (b_ps == NR && b_js == 1) return each.template operator()<NR, 1, true, false>();
