@@ -257,6 +257,25 @@ TEST(GemmEngine, CacheBlocksAreEqualSteps) {
   EXPECT_EQ(tile::balanced_step(100, 30, 8), 30);        // 32 would pass the cap
 }
 
+// The depth is cut into as few k blocks as blocks up to an eighth over KC allow, of equal
+// depth in multiples of 64 (AMX pads only a last block); one block keeps the whole depth.
+TEST(GemmEngine, DepthIsCutIntoEqualBlocks) {
+  EXPECT_EQ(tile::balanced_depth(256, 240), 256);    // not 240 + 16
+  EXPECT_EQ(tile::balanced_depth(270, 240), 270);    // an eighth over: still one block
+  EXPECT_EQ(tile::balanced_depth(4096, 240), 256);   // not 17 x 240 + 16
+  EXPECT_EQ(tile::balanced_depth(1000, 240), 256);   // 3 x 256 + 232
+  EXPECT_EQ(tile::balanced_depth(600, 512), 320);    // AMX's 512: 320 + 280, whole 64-deep tiles first
+  EXPECT_EQ(tile::balanced_depth(64, 240), 64);
+  EXPECT_EQ(tile::balanced_depth(1, 240), 1);
+  for (int64_t k : {300, 513, 777, 2049, 5000})
+    for (int64_t kc : {128, 240, 512}) {
+      const int64_t step = tile::balanced_depth(k, kc);
+      ASSERT_TRUE(step == k || step % 64 == 0) << k << " " << kc;
+      ASSERT_LE(step, kc + kc / 8 + 63) << k << " " << kc;
+      ASSERT_GT(k - (k + step - 1) / step * step + step, 0) << k << " " << kc;  // no empty last block
+    }
+}
+
 TEST(GemmEngine, BetaZeroDoesNotReadC) {
   for (Isa isa : isas()) {
     Handle h;

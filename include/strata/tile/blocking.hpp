@@ -28,6 +28,21 @@ inline int64_t balanced_step(int64_t extent, int64_t cap, int64_t unit) {
   return std::min(step, cap);
 }
 
+// The k step for depth k under a block of kc: as few blocks as blocks up to an eighth over kc
+// allow (a depth just past kc runs as one block), of equal depth in multiples of 64 (every
+// kernel's k unit divides it: bf16 pairs, int8 quads, AMX's 32- and 64-deep tiles, which pad
+// only a last block), the last one shorter. Cut at kc, 256 had run as 240 + 16 and 4096 as
+// 17 x 240 + 16: a pass over C for 16 steps, at a fraction of the FMA rate (its C loads and
+// stores against 16 steps). streaming_blocks (gemm.hpp) applies it to every call's blocks.
+// In-process, 1 thread: sgemm 4096 x 4096 x 256 1.05x, 1024 x 196 x 256 1.03x, squares
+// 256^3-2048^3 0.98-1.02x (NN, NT); the 1x1 convolutions res4_1x1_256_1024 1.03x and
+// res3_proj_s2 1.02x (B gathered, so packed); u8s8s32 on AMX 1.00-1.01x.
+inline int64_t balanced_depth(int64_t k, int64_t kc) {
+  const int64_t most = kc + kc / 8, pieces = (k + most - 1) / most;
+  if (pieces <= 1) return std::max<int64_t>(k, 1);
+  return ((k + pieces - 1) / pieces + 63) / 64 * 64;
+}
+
 // l1/l2/l3: bytes of L1d and L2 per core, and of L3 (0 if unknown). b_panel_only: kc sized
 // for B's panel alone in two thirds of L1 (the AMX kernels, whose A panels stream from L2).
 inline BlockSizes derive_block_sizes(int mr, int nr, std::size_t elem_bytes, std::size_t l1, std::size_t l2,

@@ -132,20 +132,6 @@ PackPolicy choose_pack_policy(const GemmArgs<T, TA, TB>& g, const BlockSizes& bs
 // k block each is read end to end, one sequential stream for the hardware prefetcher, where KC
 // pieces jumped by the rest of the depth at every panel. Measured in-process, Winograd
 // res5_3x3 (sixteen 16 x 512 x 512 products against 16 MB of U) at batch 1 and 8: 1.23-1.34x.
-// The k step for depth k under a block of kc: as few blocks as blocks up to an eighth over kc
-// allow (a depth just past kc runs as one block), of equal depth in multiples of 64 (every
-// kernel's k unit divides it: bf16 pairs, int8 quads, AMX's 32- and 64-deep tiles, which pad
-// only a last block), the last one shorter. Cut at kc, 256 had run as 240 + 16 and 4096 as
-// 17 x 240 + 16: a pass over C for 16 steps, at a fraction of the FMA rate (its C loads and
-// stores against 16 steps). In-process, 1 thread: sgemm 4096 x 4096 x 256 1.05x, 1024 x 196 x
-// 256 1.03x, squares 256^3-2048^3 0.98-1.02x (NN, NT); the 1x1 convolutions res4_1x1_256_1024
-// 1.03x and res3_proj_s2 1.02x (B gathered, so packed); u8s8s32 on AMX 1.00-1.01x.
-inline int64_t balanced_depth(int64_t k, int64_t kc) {
-  const int64_t most = kc + kc / 8, pieces = (k + most - 1) / most;
-  if (pieces <= 1) return std::max<int64_t>(k, 1);
-  return ((k + pieces - 1) / pieces + 63) / 64 * 64;
-}
-
 template <class Kernel>
 BlockSizes streaming_blocks(int64_t m, int64_t n, int64_t k, const BlockSizes& bs, PackPolicy policy, int parts,
                             bool b_prepacked) {
