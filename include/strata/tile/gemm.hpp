@@ -225,7 +225,9 @@ void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, co
   };
   if (part.parts == 1) run_part(0);
   else parallel_run(part.parts, run_part);
-  if (route) *route = {GemmRoute::Path::tiled, part.parts, ran_one_block.load(std::memory_order_relaxed)};
+  if (route)
+    *route = {GemmRoute::Path::tiled, part.parts, ran_one_block.load(std::memory_order_relaxed), blocks.mc, blocks.kc,
+              blocks.nc};
 }
 
 // `forced`: operand handling chosen by the caller (an Lt algorithm); default: by shape.

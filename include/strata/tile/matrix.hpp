@@ -36,6 +36,7 @@ struct GemmRoute {
   enum class Path : uint8_t { scale, small, one_block, tiled, dot } path = Path::tiled;
   int parts = 1;
   bool one_block_parts = false;
+  int64_t mc = 0, kc = 0, nc = 0;  // the tiled path's blocks for this call (0: not tiled)
 };
 
 // Rows [lo, hi) of column j of an m-row C that `t` leaves (all of them for none; m == n otherwise).

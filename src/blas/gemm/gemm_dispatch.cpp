@@ -27,8 +27,11 @@ std::string route_text(const tile::GemmRoute& r, const GemmKernelInfo& info) {
   if (r.path == P::small) return "path=small (rows within a micro-tile, short depth: operands in place, rows masked)";
   if (r.path == P::one_block) return "path=one-block (operands in place, one k block)";
   if (r.path == P::dot) return "path=dot (few rows and columns: dot products along the depth)";
-  return cat("path=tiled blocks mc=", info.mc, " kc=", info.kc, " nc=", info.nc, " parts=", r.parts,
-             r.one_block_parts ? " (each part one block)" : "");
+  // The call's own blocks where the engine reported them (streamed operands and the depth's
+  // equal k blocks change the kernel's defaults), else the kernel's.
+  const bool own = r.kc > 0;
+  return cat("path=tiled blocks mc=", own ? r.mc : info.mc, " kc=", own ? r.kc : info.kc, " nc=", own ? r.nc : info.nc,
+             " parts=", r.parts, r.one_block_parts ? " (each part one block)" : "");
 }
 
 // The engine call for a real product: op(A) and op(B) as strides (for real types C and T are
