@@ -295,21 +295,30 @@ struct Mainloop {
 
   // C[0:mc, 0:nc] of one block, A tile by A tile; b_panel(jr, nr) gives the B panels (their
   // next panels not fetched: each is read by every tile). The same kernel calls per tile as
-  // the column-panel walk: the same bits. While a tile computes, its full column panels fetch
-  // the next tile's slice from memory, each its share of the lines (run_column's line fetch,
-  // into L2): the whole slice during the first panel had asked memory for it at 4-5 times the
-  // rate the block consumes it (in-process, batch 1, 1 thread, against that: res5_1x1_512_2048,
-  // res5_proj_s2, res5_1x1_2048_512 1.04-1.07x; into L1 rather than L2 alike). One full panel
-  // (Winograd's 16 tiles: 12 + 4) still fetches the whole slice.
+  // the column-panel walk: the same bits. While a tile computes, its column panels fetch the
+  // next tile's slice from memory (run_column's line fetch, into L2), the slice split among
+  // them in proportion to their widths, so that memory is asked for it at the rate the tile
+  // consumes it. In-process at batch 1, 1 thread, against the whole slice fetched during the
+  // first panel (4-5 times that rate): res5_1x1_512_2048, res5_proj_s2, res5_1x1_2048_512
+  // 1.04-1.07x (full panels; into L1 rather than L2 alike); Winograd res5_3x3 (16 tiles: 12 +
+  // 4, the narrow panel taking its quarter) 1.04-1.10x.
   template <class BPanels>
   static void a_stationary(int64_t mc, int64_t nc, int64_t kc, const AOp& a, int64_t ic, int64_t pc,
                            const BPanels& b_panel, T* c, int64_t ldc, T alpha, T beta, T* edge) {
     BPanel panels[a_stationary_panels];
-    const int64_t count = (nc + NR - 1) / NR, full = nc / NR;
-    for (int64_t q = 0; q < count; ++q) panels[q] = b_panel(q * NR, std::min<int64_t>(NR, nc - q * NR));
-    // Bytes of the next slice each full panel's k step fetches (a line at most: a lower rate
-    // names each line more than once).
-    const int64_t share = full > 1 ? (kc * MR * int64_t(sizeof(T)) / full + kc - 1) / kc : 0;
+    const int64_t count = (nc + NR - 1) / NR;
+    // Bytes of the next slice panel q's k step names (0: it fetches nothing), from offset[q] on.
+    int64_t share[a_stationary_panels] = {}, offset[a_stationary_panels] = {}, width = 0;
+    for (int64_t q = 0; q < count; ++q) {
+      const int64_t nr = std::min<int64_t>(NR, nc - q * NR);
+      panels[q] = b_panel(q * NR, nr);
+      if (fetching_panel(nr, panels[q])) share[q] = nr, width += nr;
+    }
+    const int64_t slice = kc * MR * int64_t(sizeof(T));
+    for (int64_t q = 0, from = 0; q < count && width > 0; ++q) {
+      share[q] = (slice * share[q] / width + kc - 1) / kc;
+      offset[q] = from, from += share[q] * kc;
+    }
     for (int64_t ir = 0; ir < mc; ir += MR) {
       const int64_t mr = std::min<int64_t>(MR, mc - ir);
       const T* at = a.panel(ic + ir, pc);
@@ -318,21 +327,38 @@ struct Mainloop {
         const BPanel& bt = panels[q];
         T* ct = c + ir + q * NR * ldc;
         if constexpr (requires { Kernel::run_column; }) {
-          const bool fetch = mr == MR && nr == NR && ir + MR < mc;
-          if (fetch && share > 0) {
-            const char* next = reinterpret_cast<const char*>(a.panel(ic + ir + MR, pc)) + q * kc * share;
-            Kernel::run_column(1, kc, at, 0, bt.data, bt.ps, bt.js, ct, ldc, alpha, beta,
-                               reinterpret_cast<const T*>(next), nullptr, share);
-            continue;
-          }
-          if (fetch && q == 0) {
-            Kernel::run_column(1, kc, at, 0, bt.data, bt.ps, bt.js, ct, ldc, alpha, beta, a.panel(ic + ir + MR, pc));
+          if (share[q] > 0 && mr == MR && ir + MR < mc) {
+            const T* next = reinterpret_cast<const T*>(reinterpret_cast<const char*>(a.panel(ic + ir + MR, pc)) + offset[q]);
+            cover_narrowest<Kernel>(MR, nr, [&]<class K>(int64_t) {
+              if constexpr (fetches_lines<K>())
+                K::run_column(1, kc, at, 0, bt.data, bt.ps, bt.js, ct, ldc, alpha, beta, next, nullptr, share[q]);
+            });
             continue;
           }
         }
         run_tile(mr, nr, kc, at, MR, bt.data, bt.ps, bt.js, ct, ldc, alpha, beta, edge);
       }
     }
+  }
+
+  // Whether kernel K's run_column takes a line fetch (one accumulator set).
+  template <class K>
+  static constexpr bool fetches_lines() {
+    if constexpr (requires { K::run_column; K::chains; }) return K::chains == 1;
+    return false;
+  }
+  // Whether an MR x nr tile against panel b can fetch as it runs: one kernel covers it exactly,
+  // it takes a line fetch, and b's layout is one its line-fetching loops read (in place, or
+  // packed NR wide).
+  static bool fetching_panel(int64_t nr, const BPanel& b) {
+    int kernels = 0;
+    bool fetches = false;
+    cover_narrowest<Kernel>(MR, nr, [&]<class K>(int64_t) {
+      ++kernels;
+      if constexpr (fetches_lines<K>())
+        fetches = K::mr == MR && K::nr == nr && (b.ps == 1 || (b.ps == K::nr && b.js == 1));
+    });
+    return kernels == 1 && fetches;
   }
 
   // One mc x nr column panel of a triangular-output product, A packed at ap. `offset` is the

@@ -247,15 +247,17 @@ struct MicroKernel {
       end = at + bytes;
     }
   };
-  // A stretch of A from `at` on, one line per step, `bytes` on from the last (under a line:
-  // the same line is named again, a hit, so the stretch is fetched at a lower rate), with
-  // __builtin_prefetch's locality (2: into L2).
+  // A stretch of A from `at` on, `bytes` a step (at most two lines: one line named per step up
+  // to a line's bytes, the next one too beyond; under a line the same line is named again, a
+  // hit, so the stretch is fetched at a lower rate), with __builtin_prefetch's locality (2:
+  // into L2).
   template <int Locality>
   struct LineFetch {
     const char* at;
     std::intptr_t bytes;
     [[gnu::always_inline]] void step() {
       __builtin_prefetch(at, 0, Locality);
+      if (bytes > 64) __builtin_prefetch(at + 64, 0, Locality);
       at += bytes;
     }
   };
@@ -371,9 +373,9 @@ struct MicroKernel {
   // the last tile): for A read from memory (single-set kernels only). With `fetch_b` (B read in
   // place with contiguous columns, b_ps = 1), the k steps also fetch the next column panel,
   // NR columns b_js apart from fetch_b, a line per step (PanelFetch; single-set kernels too).
-  // With `fetch_line_bytes` (a line at most), the A fetch is a LineFetch instead: tile t names one
-  // line per step from fetch_after + t * a_panel on, that many bytes apart, into L2 -- a share
-  // of a slice spread over several calls (Mainloop::a_stationary).
+  // With `fetch_line_bytes` (two lines at most), the A fetch is a LineFetch instead: tile t names
+  // the lines of that many bytes a step from fetch_after + t * a_panel on, into L2 -- a share of
+  // a slice spread over several calls (Mainloop::a_stationary).
   // Never inlined, like run: inlined into the BLAS mainloop its k loop ran out of registers
   // for B's column offsets and reloaded them from the stack every step. B in place is
   // addressed as StridedColumns: with an offset register per column GCC still reloaded some
