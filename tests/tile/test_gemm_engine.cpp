@@ -276,6 +276,44 @@ TEST(GemmEngine, DepthIsCutIntoEqualBlocks) {
     }
 }
 
+// The tile-stationary walk's fetch of the next A slice is split among the column panels by
+// width (Winograd's 16 tiles: 12 + 4 take three quarters and one), panels that do not fetch
+// take none, and the shares cover the slice back to back.
+TEST(GemmEngine, NextSliceFetchIsSplitByPanelWidth) {
+  const int64_t kc = 512, slice = kc * 32 * 4;  // a 32-row f32 slice, 128 bytes a step
+  int64_t share[5], offset[5];
+  const int64_t wino[] = {12, 4};
+  tile::split_slice_fetch(wino, 2, slice, kc, share, offset);
+  EXPECT_EQ(share[0], 96);
+  EXPECT_EQ(share[1], 32);
+  EXPECT_EQ(offset[0], 0);
+  EXPECT_EQ(offset[1], 96 * kc);
+  const int64_t one[] = {12};  // one panel: the whole slice, two lines a step
+  tile::split_slice_fetch(one, 1, slice, kc, share, offset);
+  EXPECT_EQ(share[0], 128);
+  const int64_t none[] = {0, 0};  // no panel fetches
+  tile::split_slice_fetch(none, 2, slice, kc, share, offset);
+  EXPECT_EQ(share[0], 0);
+  EXPECT_EQ(share[1], 0);
+  const std::vector<std::vector<int64_t>> layouts{{12, 12, 12, 12, 0}, {12, 1}, {12, 12, 6}, {4}};
+  for (int64_t depth : {1, 64, 301, 1152})
+    for (const std::vector<int64_t>& w : layouts) {
+      const int64_t bytes = depth * 32 * 4;
+      tile::split_slice_fetch(w.data(), int64_t(w.size()), bytes, depth, share, offset);
+      int64_t width = 0;
+      for (int64_t x : w) width += x;
+      for (std::size_t q = 0; q < w.size(); ++q) {
+        ASSERT_LE(share[q], 128) << depth << " panel " << q;  // LineFetch names two lines a step at most
+        ASSERT_EQ(share[q] == 0, w[q] == 0) << depth << " panel " << q;
+        ASSERT_GE(share[q] * depth * width, bytes * w[q]) << depth << " panel " << q;  // its part of the slice
+        if (q > 0) {
+          ASSERT_EQ(offset[q], offset[q - 1] + share[q - 1] * depth) << depth << " panel " << q;
+        }
+      }
+      ASSERT_GE(offset[w.size() - 1] + share[w.size() - 1] * depth, bytes) << depth;  // the whole slice
+    }
+}
+
 TEST(GemmEngine, BetaZeroDoesNotReadC) {
   for (Isa isa : isas()) {
     Handle h;

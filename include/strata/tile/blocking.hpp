@@ -43,6 +43,21 @@ inline int64_t balanced_depth(int64_t k, int64_t kc) {
   return ((k + pieces - 1) / pieces + 63) / 64 * 64;
 }
 
+// The next A tile's slice (slice_bytes, read over kc k steps) split among the column panels
+// that fetch it while the current tile computes (Mainloop::a_stationary): panel q, widths[q]
+// columns wide (0: it fetches nothing), names share[q] bytes a step from offset[q] on, a share
+// in proportion to its width, so that memory is asked for the slice at the rate the tile
+// consumes it. The shares cover the slice (each rounded up to whole bytes a step).
+inline void split_slice_fetch(const int64_t* widths, int64_t count, int64_t slice_bytes, int64_t kc, int64_t* share,
+                              int64_t* offset) {
+  int64_t width = 0;
+  for (int64_t q = 0; q < count; ++q) width += widths[q];
+  for (int64_t q = 0, from = 0; q < count; ++q) {
+    share[q] = width > 0 && kc > 0 ? (slice_bytes * widths[q] + width * kc - 1) / (width * kc) : 0;
+    offset[q] = from, from += share[q] * kc;
+  }
+}
+
 // l1/l2/l3: bytes of L1d and L2 per core, and of L3 (0 if unknown). b_panel_only: kc sized
 // for B's panel alone in two thirds of L1 (the AMX kernels, whose A panels stream from L2).
 inline BlockSizes derive_block_sizes(int mr, int nr, std::size_t elem_bytes, std::size_t l1, std::size_t l2,

@@ -307,18 +307,15 @@ struct Mainloop {
                            const BPanels& b_panel, T* c, int64_t ldc, T alpha, T beta, T* edge) {
     BPanel panels[a_stationary_panels];
     const int64_t count = (nc + NR - 1) / NR;
-    // Bytes of the next slice panel q's k step names (0: it fetches nothing), from offset[q] on.
-    int64_t share[a_stationary_panels] = {}, offset[a_stationary_panels] = {}, width = 0;
+    // Bytes of the next slice panel q's k step names (0: it fetches nothing), from offset[q] on:
+    // at most MR values a step (128 bytes for f32 and f64, two lines: LineFetch's most).
+    int64_t widths[a_stationary_panels] = {}, share[a_stationary_panels], offset[a_stationary_panels];
     for (int64_t q = 0; q < count; ++q) {
       const int64_t nr = std::min<int64_t>(NR, nc - q * NR);
       panels[q] = b_panel(q * NR, nr);
-      if (fetching_panel(nr, panels[q])) share[q] = nr, width += nr;
+      if (fetching_panel(nr, panels[q])) widths[q] = nr;
     }
-    const int64_t slice = kc * MR * int64_t(sizeof(T));
-    for (int64_t q = 0, from = 0; q < count && width > 0; ++q) {
-      share[q] = (slice * share[q] / width + kc - 1) / kc;
-      offset[q] = from, from += share[q] * kc;
-    }
+    split_slice_fetch(widths, count, kc * MR * int64_t(sizeof(T)), kc, share, offset);
     for (int64_t ir = 0; ir < mc; ir += MR) {
       const int64_t mr = std::min<int64_t>(MR, mc - ir);
       const T* at = a.panel(ic + ir, pc);
@@ -328,7 +325,8 @@ struct Mainloop {
         T* ct = c + ir + q * NR * ldc;
         if constexpr (requires { Kernel::run_column; }) {
           if (share[q] > 0 && mr == MR && ir + MR < mc) {
-            const T* next = reinterpret_cast<const T*>(reinterpret_cast<const char*>(a.panel(ic + ir + MR, pc)) + offset[q]);
+            const char* slice = reinterpret_cast<const char*>(a.panel(ic + ir + MR, pc));
+            const T* next = reinterpret_cast<const T*>(slice + offset[q]);
             cover_narrowest<Kernel>(MR, nr, [&]<class K>(int64_t) {
               if constexpr (fetches_lines<K>())
                 K::run_column(1, kc, at, 0, bt.data, bt.ps, bt.js, ct, ldc, alpha, beta, next, nullptr, share[q]);
