@@ -117,11 +117,6 @@ inline bool band_serves(const ConvProblem& p) {
   return p.xs[1] == 1 || implicit_gemm_pixels_first(p);
 }
 
-// Whether run_band_padded reads the input where it lies, with no padded copy: no padding, and
-// each filter row's run of S x C values contiguous in x.
-inline bool band_reads_x_in_place(const ConvProblem& p) {
-  return p.pad == std::array<int64_t, 3>{0, 0, 0} && (p.filter[2] == 1 || p.xs[4] == p.cg());
-}
 
 // Input row (img, ih), inside the image, as a dense zero-padded row of row_floats values; or
 // only its columns [from, to) (of row_floats / C).
@@ -319,23 +314,17 @@ struct BandTiles {
   std::vector<int64_t> offset;  // scattered tiles' pixels: where the first tap's run starts (from image 0)
   std::vector<int64_t> pixel;   // and which pixel (n P + oh OW + ow) each is
 
-  // image_stride, row_stride, pixel_stride: where the pixels' input rows lie (a padded copy or x).
+  // image_stride, row_stride, pixel_stride: where the pixels' input rows lie (a padded copy or x);
+  // origin: the offset of padded row and column 0 from there (x read in place: minus the padding).
   BandTiles(const ConvProblem& p, int64_t images, int64_t nr, int64_t image_stride, int64_t row_stride,
-            int64_t pixel_stride) {
+            int64_t pixel_stride, int64_t origin) {
     const int64_t OH = p.out[1], OW = p.out[2], P = OH * OW, R = p.filter[1], S = p.filter[2];
     const TapRange all{0, R, 0, S};
     // The taps are separable: rows by oh, columns by ow.
     std::vector<TapRange> by_row(static_cast<std::size_t>(OH)), by_col(static_cast<std::size_t>(OW));
-    int64_t rows_seen = 0, cols_seen = 0;
     for (int64_t oh = 0; oh < OH; ++oh) by_row[std::size_t(oh)] = pixel_taps(p, oh, 0);
     for (int64_t ow = 0; ow < OW; ++ow) by_col[std::size_t(ow)] = pixel_taps(p, 0, ow);
-    for (const TapRange& t : by_row) rows_seen += t.r1 - t.r0;
-    for (const TapRange& t : by_col) cols_seen += t.s1 - t.s0;
-    // Grouped only where the padding's share of the products pays for the narrower border
-    // tiles and the copies of scattered ones (in-process, batch 1: res5_3x3_s2, 8.8% over the
-    // padding, 1.04-1.07x; res4_3x3_s2, 4.6%, 1.02-1.03x; res3_3x3_s2, 2.3%, 1.00x; a 3x3
-    // stride-1 layer at 56 x 56, 2.3%, 0.97x): else tiles of consecutive pixels, all taps.
-    if (rows_seen * cols_seen * 100 > P * R * S * 96) {
+    if (!groups_taps(p)) {
       for (int64_t f = 0; f < images * P; f += nr) add({f, std::min<int64_t>(nr, images * P - f), all, true});
       return;
     }
@@ -374,11 +363,29 @@ struct BandTiles {
         for (int64_t j = 0; j < count; ++j) {
           const int64_t f = group[b + std::size_t(j)], n = f / P, oh = f % P / OW, ow = f % OW;
           pixel.push_back(f);
-          offset.push_back(n * image_stride + (oh * p.stride[1] + t.r0 * p.dilation[1]) * row_stride +
+          offset.push_back(origin + n * image_stride + (oh * p.stride[1] + t.r0 * p.dilation[1]) * row_stride +
                            (ow * p.stride[2] + t.s0) * pixel_stride);
         }
       }
     }
+  }
+
+  // Whether the tiles are grouped by the taps their pixels see (each tile then reads only
+  // input inside the image): where the padding's share of the products pays for the narrower
+  // border tiles and the copies of scattered ones (in-process, batch 1: res5_3x3_s2, 8.8% over
+  // the padding, 1.04-1.07x; res4_3x3_s2, 4.6%, 1.02-1.03x; res3_3x3_s2, 2.3%, 1.00x; a 3x3
+  // stride-1 layer at 56 x 56, 2.3%, 0.97x); else tiles of consecutive pixels, all taps.
+  static bool groups_taps(const ConvProblem& p) {
+    int64_t rows_seen = 0, cols_seen = 0;
+    for (int64_t oh = 0; oh < p.out[1]; ++oh) {
+      const TapRange t = pixel_taps(p, oh, 0);
+      rows_seen += t.r1 - t.r0;
+    }
+    for (int64_t ow = 0; ow < p.out[2]; ++ow) {
+      const TapRange t = pixel_taps(p, 0, ow);
+      cols_seen += t.s1 - t.s0;
+    }
+    return rows_seen * cols_seen * 100 <= p.out[1] * p.out[2] * p.filter[1] * p.filter[2] * 96;
   }
 
   void add(const Tile& t) {
@@ -400,6 +407,17 @@ struct BandTiles {
   std::vector<int64_t> work_before{0};  // prefix sums of the tiles' work
 };
 
+// Whether run_band_padded reads the input where it lies, with no padded copy: each filter
+// row's run of S x C values contiguous in x, and no tile reading the padding -- there is none,
+// or the tiles skip the taps over it (BandTiles::groups_taps). In-process against the padded
+// copy (NHWC): res4_3x3_s2 1.02-1.04x and res5_3x3_s2 1.02-1.03x at batch 1 and 8 on 1
+// thread, 1.02-1.22x on 2 (the copy and its 0.9 MB in L2 gone).
+inline bool band_reads_x_in_place(const ConvProblem& p) {
+  if (p.filter[2] != 1 && p.xs[4] != p.cg()) return false;
+  if (p.pad == std::array<int64_t, 3>{0, 0, 0}) return true;
+  return p.xs[1] == 1 && p.pad[0] == 0 && BandTiles::groups_taps(p);
+}
+
 // Steps ahead the first tile of each filter panel fetches the panel (~64 steps of 12 cycles
 // cover the latency of memory).
 inline constexpr int64_t kBandFetchSteps = 64;
@@ -410,7 +428,7 @@ inline constexpr int64_t kBandCopyBytes = int64_t(4) << 20;
 // `pixels_first` one image's pixels-first output through a staged block. The input rows every
 // output row reads come from one zero-padded copy of each image (row rho = input row
 // rho - pad, band_row_floats each; rows outside the image are zeros), or from x itself when
-// there is no padding (band_reads_x_in_place). Images go in chunks (all of them when read in
+// no tile reads the padding (band_reads_x_in_place). Images go in chunks (all of them when read in
 // place, else as many as kBandCopyBytes of copies hold), and a chunk's pixels, across rows and
 // images, are cut into tiles of NR (fixed by the problem, whatever the thread count): a tile
 // spans output rows where they are narrower than NR (run_columns takes a pointer per pixel:
@@ -458,6 +476,9 @@ void run_band_padded(const ConvProblem& p, const tile::ConvGeometry& geo, const 
   const int64_t image_stride = in_place ? geo.xs[0] : copy_floats;
   const int64_t row_stride = in_place ? geo.xs[3] : row_floats, pixel_stride = in_place ? geo.xs[4] : C;
   const int64_t piece_stride = p.dilation[1] * row_stride;
+  // Where padded row and column 0 lie from an image's start: in x read in place, that many
+  // rows and columns before it (no tile reads them).
+  const int64_t origin = in_place ? -(p.pad[1] * row_stride + p.pad[2] * pixel_stride) : 0;
   for (int64_t n0 = 0; n0 < p.n; n0 += chunk) {
     const int64_t images = std::min(chunk, p.n - n0);
     const float* image0 = in_place ? geo.x + n0 * geo.xs[0] : copies;
@@ -471,7 +492,7 @@ void run_band_padded(const ConvProblem& p, const tile::ConvGeometry& geo, const 
         }
       });
     float* yc = yg + n0 * P * ldc;
-    const BandTiles bt(p, images, NR, image_stride, row_stride, pixel_stride);
+    const BandTiles bt(p, images, NR, image_stride, row_stride, pixel_stride, origin);
     const int64_t tiles = int64_t(bt.tiles.size());
     // Panels [i0, i1) over tiles [lo, hi): each panel over the tiles in turn.
     auto walk = [&](int64_t i0, int64_t i1, int64_t lo, int64_t hi) {
@@ -486,9 +507,10 @@ void run_band_padded(const ConvProblem& p, const tile::ConvGeometry& geo, const 
           const int64_t live = tile.count;
           if (tile.consecutive) {  // the pixel (n, oh, ow) each column reads, walked without divisions
             int64_t n = tile.first / P, oh = tile.first % P / OW, ow = tile.first % OW;
-            const float* tap0 = image0 + taps.r0 * p.dilation[1] * row_stride + taps.s0 * pixel_stride;
+            const int64_t tap0 = origin + taps.r0 * p.dilation[1] * row_stride + taps.s0 * pixel_stride;
             for (int64_t j = 0; j < live; ++j) {
-              cols[j] = tap0 + n * image_stride + oh * p.stride[1] * row_stride + ow * p.stride[2] * pixel_stride;
+              cols[j] =
+                  image0 + (tap0 + n * image_stride + oh * p.stride[1] * row_stride + ow * p.stride[2] * pixel_stride);
               if (++ow == OW) {
                 ow = 0;
                 if (++oh == p.out[1]) oh = 0, ++n;
