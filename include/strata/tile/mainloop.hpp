@@ -306,14 +306,17 @@ struct Mainloop {
   static void a_stationary(int64_t mc, int64_t nc, int64_t kc, const AOp& a, int64_t ic, int64_t pc,
                            const BPanels& b_panel, T* c, int64_t ldc, T alpha, T beta, T* edge) {
     BPanel panels[a_stationary_panels];
-    const int64_t count = (nc + NR - 1) / NR;
+    const int64_t count = (nc + NR - 1) / NR, full = nc / NR;
     // Bytes of the next slice panel q's k step names (0: it fetches nothing), from offset[q] on:
-    // at most MR values a step (128 bytes for f32 and f64, two lines: LineFetch's most).
+    // at most MR values a step (128 bytes for f32 and f64, two lines: LineFetch's most). A
+    // narrow panel takes a share only beside at most one full panel (Winograd's 12 + 4): beside
+    // two or more their shares suffice, and a narrow one's had cost res2_3x3 (8 columns beside
+    // 4 full panels, its U in L2) 2-3%.
     int64_t widths[a_stationary_panels] = {}, share[a_stationary_panels], offset[a_stationary_panels];
     for (int64_t q = 0; q < count; ++q) {
       const int64_t nr = std::min<int64_t>(NR, nc - q * NR);
       panels[q] = b_panel(q * NR, nr);
-      if (fetching_panel(nr, panels[q])) widths[q] = nr;
+      if ((nr == NR || full <= 1) && fetching_panel(nr, panels[q])) widths[q] = nr;
     }
     split_slice_fetch(widths, count, kc * MR * int64_t(sizeof(T)), kc, share, offset);
     for (int64_t ir = 0; ir < mc; ir += MR) {
