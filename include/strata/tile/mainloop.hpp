@@ -330,9 +330,12 @@ struct Mainloop {
           if (share[q] > 0 && mr == MR && ir + MR < mc) {
             const char* slice = reinterpret_cast<const char*>(a.panel(ic + ir + MR, pc));
             const T* next = reinterpret_cast<const T*>(slice + offset[q]);
+            // One kernel covers the tile exactly (fetching_panel), with a line fetch.
             cover_narrowest<Kernel>(MR, nr, [&]<class K>(int64_t) {
               if constexpr (fetches_lines<K>())
                 K::run_column(1, kc, at, 0, bt.data, bt.ps, bt.js, ct, ldc, alpha, beta, next, nullptr, share[q]);
+              else
+                K::run(kc, at, MR, bt.data, bt.ps, bt.js, ct, ldc, alpha, beta);
             });
             continue;
           }

@@ -117,7 +117,6 @@ inline bool band_serves(const ConvProblem& p) {
   return p.xs[1] == 1 || implicit_gemm_pixels_first(p);
 }
 
-
 // Input row (img, ih), inside the image, as a dense zero-padded row of row_floats values; or
 // only its columns [from, to) (of row_floats / C).
 static inline void fill_band_row(const ConvProblem& p, const tile::ConvGeometry& geo, int64_t img, int64_t ih,
