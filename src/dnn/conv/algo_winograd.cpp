@@ -116,8 +116,16 @@ int64_t padded_k(const ConvProblem& p, int mr) { return (p.kg() + mr - 1) / mr *
 std::size_t filter_floats(const ConvProblem& p, const Geometry& g, int mr) {
   return std::size_t(p.groups * g.xi * padded_k(p, mr) * p.cg());
 }
+// Floats between V's (and M's) alpha^2 matrices: a line more than one matrix, so that the
+// alpha^2 stores of one patch's transform (the loads of one tile's) fall in different L1 sets.
+// At the bare size, a multiple of 4 KiB from 128 channels up, all 36 of F(4x4) shared one set
+// of 12 ways and missed L1 on every access. In-process (NHWC, prepared filters): res2_3x3
+// 1.04-1.06x, res3_3x3 1.00-1.03x, res4_3x3 1.02x, res5_3x3 1.00-1.02x at batch 1 and 8, on 1
+// and 2 threads, NCHW alike.
+int64_t v_xi_stride(const ConvProblem& p, const Geometry& g) { return g.pb * p.cg() + 16; }
+int64_t m_xi_stride(const ConvProblem& p, const Geometry& g) { return g.pb * p.kg() + 16; }
 std::size_t block_floats(const ConvProblem& p, const Geometry& g) {
-  return std::size_t(g.xi * g.pb * (p.cg() + p.kg()));  // V and M
+  return std::size_t(g.xi * (v_xi_stride(p, g) + m_xi_stride(p, g)));  // V and M
 }
 
 // Where tile t starts in x and y (element offsets of its top-left corner, padding included).
@@ -167,11 +175,11 @@ void tile_origins(const ConvProblem& p, const Geometry& g, int64_t t0, int64_t c
 }
 
 // Input transform of channels [c_lo, c_hi): V[xi] holds tile t's channels contiguously
-// (V + xi * pb * C + t * C + c), lanes are 8 consecutive channels.
+// (V + xi * v_xi_stride + t * C + c), lanes are 8 consecutive channels.
 void transform_inputs(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern, const float* x,
                       int64_t grp, const std::vector<TileOrigin>& origins, int64_t c_lo, int64_t c_hi, float* V) {
   const int A = g.alpha;
-  const int64_t Cg = p.cg(), ldh = p.xs[3], ldw = p.xs[4], v_stride = g.pb * Cg;
+  const int64_t Cg = p.cg(), ldh = p.xs[3], ldw = p.xs[4], v_stride = v_xi_stride(p, g);
   alignas(32) float dbuf[36 * L], vbuf[36 * L];
   const float* xg = x + grp * Cg * p.xs[1];
   for (std::size_t t = 0; t < origins.size(); ++t) {
@@ -225,11 +233,11 @@ TileOutput tile_output(const ConvProblem& p, const Geometry& g, const TileOrigin
 }
 
 // Output transform of filters [k_lo, k_hi), tiles as columns: M[xi] holds tile t's output
-// channels contiguously (M + xi * pb * K + t * K + k); lanes are 8 consecutive channels.
+// channels contiguously (M + xi * m_xi_stride + t * K + k); lanes are 8 consecutive channels.
 void transform_outputs_tiles_as_columns(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern,
                                         const float* M, int64_t grp, const std::vector<TileOrigin>& origins,
                                         int64_t k_lo, int64_t k_hi, float* y, float alpha, float beta) {
-  const int64_t Kg = p.kg(), m_stride = g.pb * Kg;
+  const int64_t Kg = p.kg(), m_stride = m_xi_stride(p, g);
   alignas(32) float ybuf[16 * L];
   float* yg = y + grp * Kg * p.ys[1];
   for (std::size_t t = 0; t < origins.size(); ++t) {
@@ -253,12 +261,12 @@ void transform_outputs_tiles_as_columns(const ConvProblem& p, const Geometry& g,
 }
 
 // The same with tiles as rows: M[xi] holds channel k's tiles contiguously
-// (M + xi * pb * K + k * pb + t), so lanes are 8 consecutive tiles of one channel, each lane's
+// (M + xi * m_xi_stride + k * pb + t), so lanes are 8 consecutive tiles of one channel, each lane's
 // outputs stored to its own tile.
 void transform_outputs_tiles_as_rows(const ConvProblem& p, const Geometry& g, const WinogradKernels& kern,
                                      const float* M, int64_t grp, const std::vector<TileOrigin>& origins,
                                      int64_t k_lo, int64_t k_hi, float* y, float alpha, float beta) {
-  const int64_t m_stride = g.pb * p.kg(), count = int64_t(origins.size());
+  const int64_t m_stride = m_xi_stride(p, g), count = int64_t(origins.size());
   alignas(32) float ybuf[16 * L];
   float* yg = y + grp * p.kg() * p.ys[1];
   for (int64_t t0 = 0; t0 < count; t0 += L) {
@@ -288,9 +296,9 @@ void multiply(const ConvProblem& p, const Geometry& g, const WinogradKernelSet& 
               float* M, int64_t grp, int64_t count, int xi_lo, int xi_hi) {
   const int64_t Kg = p.kg(), Cg = p.cg(), Kp = padded_k(p, u_width(set, g));
   for (int xi = xi_lo; xi < xi_hi; ++xi) {
-    const float* v = V + int64_t(xi) * Cg * g.pb;
+    const float* v = V + int64_t(xi) * v_xi_stride(p, g);
     const float* u = U + (grp * g.xi + xi) * Kp * Cg;
-    float* m = M + int64_t(xi) * Kg * g.pb;
+    float* m = M + int64_t(xi) * m_xi_stride(p, g);
     if (g.tiles_as_rows) set.multiply_tiles_as_rows(v, u, m, g.pb, count, Kg, Cg);
     else set.multiply_channels_last(v, u, m, count, Kg, Cg);
   }
@@ -414,7 +422,7 @@ void forward(const ConvProblem& p, const ConvArgs& a, int m) {
     // Enough blocks: each thread transforms, multiplies and writes back whole blocks.
     parallel_for(g.blocks, q.threads, [&](int64_t lo, int64_t hi, int part) {
       float* V = buffers + std::size_t(part) * block_floats(q, g);
-      float* M = V + std::size_t(g.xi * g.pb * q.cg());
+      float* M = V + std::size_t(g.xi * v_xi_stride(q, g));
       std::vector<TileOrigin> origins;
       for (int64_t b = lo; b < hi; ++b) {
         const auto [t0, count] = block_range(b);
@@ -429,7 +437,7 @@ void forward(const ConvProblem& p, const ConvArgs& a, int m) {
   } else {
     // Few blocks (small images, batch 1): threads share each block phase by phase.
     float* V = buffers;
-    float* M = V + std::size_t(g.xi * g.pb * q.cg());
+    float* M = V + std::size_t(g.xi * v_xi_stride(q, g));
     std::vector<TileOrigin> origins;
     for (int64_t b = 0; b < g.blocks; ++b) {
       const auto [t0, count] = block_range(b);
