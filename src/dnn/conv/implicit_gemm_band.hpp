@@ -319,11 +319,9 @@ struct BandTiles {
             int64_t pixel_stride, int64_t origin) {
     const int64_t OH = p.out[1], OW = p.out[2], P = OH * OW, R = p.filter[1], S = p.filter[2];
     const TapRange all{0, R, 0, S};
-    // The taps are separable: rows by oh, columns by ow.
-    std::vector<TapRange> by_row(static_cast<std::size_t>(OH)), by_col(static_cast<std::size_t>(OW));
-    for (int64_t oh = 0; oh < OH; ++oh) by_row[std::size_t(oh)] = pixel_taps(p, oh, 0);
-    for (int64_t ow = 0; ow < OW; ++ow) by_col[std::size_t(ow)] = pixel_taps(p, 0, ow);
-    if (!groups_taps(p)) {
+    std::vector<TapRange> by_row, by_col;
+    taps_by_line(p, by_row, by_col);
+    if (!groups_taps(p, by_row, by_col)) {
       for (int64_t f = 0; f < images * P; f += nr) add({f, std::min<int64_t>(nr, images * P - f), all, true});
       return;
     }
@@ -375,16 +373,23 @@ struct BandTiles {
   // the padding, 1.04-1.07x; res4_3x3_s2, 4.6%, 1.02-1.03x; res3_3x3_s2, 2.3%, 1.00x; a 3x3
   // stride-1 layer at 56 x 56, 2.3%, 0.97x); else tiles of consecutive pixels, all taps.
   static bool groups_taps(const ConvProblem& p) {
+    std::vector<TapRange> by_row, by_col;
+    taps_by_line(p, by_row, by_col);
+    return groups_taps(p, by_row, by_col);
+  }
+  static bool groups_taps(const ConvProblem& p, const std::vector<TapRange>& by_row,
+                          const std::vector<TapRange>& by_col) {
     int64_t rows_seen = 0, cols_seen = 0;
-    for (int64_t oh = 0; oh < p.out[1]; ++oh) {
-      const TapRange t = pixel_taps(p, oh, 0);
-      rows_seen += t.r1 - t.r0;
-    }
-    for (int64_t ow = 0; ow < p.out[2]; ++ow) {
-      const TapRange t = pixel_taps(p, 0, ow);
-      cols_seen += t.s1 - t.s0;
-    }
+    for (const TapRange& t : by_row) rows_seen += t.r1 - t.r0;
+    for (const TapRange& t : by_col) cols_seen += t.s1 - t.s0;
     return rows_seen * cols_seen * 100 <= p.out[1] * p.out[2] * p.filter[1] * p.filter[2] * 96;
+  }
+  // The taps each output row and each output column sees (separable: rows by oh, columns by ow).
+  static void taps_by_line(const ConvProblem& p, std::vector<TapRange>& by_row, std::vector<TapRange>& by_col) {
+    by_row.resize(std::size_t(p.out[1]));
+    by_col.resize(std::size_t(p.out[2]));
+    for (int64_t oh = 0; oh < p.out[1]; ++oh) by_row[std::size_t(oh)] = pixel_taps(p, oh, 0);
+    for (int64_t ow = 0; ow < p.out[2]; ++ow) by_col[std::size_t(ow)] = pixel_taps(p, 0, ow);
   }
 
   void add(const Tile& t) {
