@@ -204,7 +204,7 @@ void expect_fused_implicit_gemm_matches_reference(const Handle& h, const Descs& 
 // input rows each output row reads are copied into a zero-padded band (NCHW's channel planes
 // interleaved) and read in place by the microkernel; NCHW output rows are staged and
 // transposed. Shapes aim at its edges: padding wider than the filter, ragged pixel tiles
-// (OW not a multiple of the tile), output channels not a multiple of the register tile,
+// (OW not a multiple of the tile, a remainder of 4 taken as two tiles of 8), output channels not a multiple of the register tile,
 // row dilation, groups (channel runs inside wider pixels), interior tiles read from x itself,
 // a strided input view, an input in the other layout than the output, 1 and 2 threads,
 // alpha/beta.
@@ -220,6 +220,9 @@ TEST(ConvAlgorithms, ImplicitGemmReadsFewChannelInputRowsInPlace) {
       // full last tile that reaches into the right padding.
       {"stem_wide", 2, 3, 20, 1, {9, 100}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
       {"wide_full_border_tiles", 1, 4, 12, 1, {5, 48}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      // 40 output pixels a row: tiles of 12, 12, 8 and 8 (band_tile_width), the first 8 from x,
+      // the last from the copies.
+      {"stem_split_tail", 1, 3, 20, 1, {7, 80}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
   };
   // x as made (dense), as a strided view, or dense in the other layout (y keeps its own).
   enum class Input { dense, strided, other_layout };
@@ -259,6 +262,8 @@ TEST(ConvAlgorithms, ImplicitGemmReadsWideChannelsLastRowsInPlace) {
       {"groups", 1, 192, 80, 2, {10, 16}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
       {"k5_rect", 1, 24, 33, 1, {11, 19}, {5, 3}, {2, 0}, {1, 2}, {1, 1}},
       {"7_pixel_rows", 2, 128, 64, 1, {14, 14}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
+      // 28 pixels a row as 12 + 8 + 8 (band_tile_width), the last tile reading x up to its last column.
+      {"28_pixel_rows_s2", 1, 48, 40, 1, {9, 56}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
       {"3_pixel_rows", 1, 72, 40, 1, {5, 3}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
       {"odd_runs", 2, 37, 20, 1, {7, 7}, {3, 3}, {0, 0}, {1, 1}, {1, 1}},  // 111 steps per filter row, 25 pixels
       {"3x3_unpadded", 3, 40, 24, 1, {9, 10}, {3, 3}, {0, 0}, {1, 1}, {1, 1}},
