@@ -221,16 +221,17 @@ void pack_panels(int64_t len, int64_t kc, const MatrixView<S>& x, T* __restrict 
       }
     }
     if constexpr (std::is_same_v<T, float> && std::is_same_v<S, float> && (W == 6 || W == 12)) {
-      // B's last, partial panel (NR = 6 on AVX2, 12 on AVX-512) from a k-contiguous B: 8 x 8
-      // transposes as above with zero rows, each step's W values stored as 4 + 2 (or 8 + 4)
-      // lanes, where the element loop's scattered zero stores cost 8 x 8 x 1024 a third of its
-      // time. Full panels keep the loop below: it reads one column at a time, which the
-      // prefetcher follows better than W interleaved columns a page apart (4096 x 16 x 4096
-      // ran 0.97x with the transposes).
-      if (x.cs == 1 && w < W) {
+      // B's panels (NR = 6 on AVX2, 12 on AVX-512) from a k-contiguous B (NN, TN): 8 x 8
+      // transposes, a partial panel's missing columns zero rows, each step's W values stored
+      // as 4 + 2 (or 8 + 4) lanes. Sixteen steps at a time, so each column's line is read
+      // whole at once: W columns a page apart share a few L1 sets, and a line read in two
+      // halves eight steps apart was often gone by the second (the element loop, one column at
+      // a time, had kept full panels for that reason, at 4-6 GB/s from L3). Stand-alone, B of
+      // 1008 x 256 from L3: 1.4-1.8x; the element loop's scattered zero stores had cost
+      // 8 x 8 x 1024 a third of its time in the partial panel.
+      if (x.cs == 1) {
         const float* base = x.data + r * W * x.rs;
-        int64_t p = 0;
-        for (; p + 8 <= kc; p += 8)
+        auto block = [&](int64_t p) __attribute__((always_inline)) {
           for (int i0 = 0; i0 < W; i0 += 8) {
             const int64_t rows = std::clamp<int64_t>(w - i0, 0, 8);
             Floats8 rv[8];
@@ -250,6 +251,10 @@ void pack_panels(int64_t len, int64_t kc, const MatrixView<S>& x, T* __restrict 
               }
             });
           }
+        };
+        int64_t p = 0;
+        for (; p + 16 <= kc; p += 16) block(p), block(p + 8);
+        for (; p + 8 <= kc; p += 8) block(p);
         for (; p < kc; ++p)
           for (int i = 0; i < W; ++i) d[p * W + i] = i < w ? base[i * x.rs + p] : 0.f;
         continue;
