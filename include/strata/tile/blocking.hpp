@@ -58,6 +58,19 @@ inline void split_slice_fetch(const int64_t* widths, int64_t count, int64_t slic
   }
 }
 
+// The width of the column panel from j0 among n columns cut into panels of up to nr: nr, except
+// that a remainder of a third of nr shares the last 4/3 nr columns with the panel before it as
+// two panels of 2/3 nr (64 = 4 x 12 + 8 + 8, not 5 x 12 + 4). Where B is read in place (any
+// column split works), the narrow kernel's few accumulators ran a 4-column remainder at ~0.8 of
+// the 12-column rate (the 32x4 f32 kernel's 8 FMA chains, no more than the FMA latency covers);
+// 32x8 runs at 0.95-1.0. The same bits either way: each column's sums do not depend on the
+// kernel that computes them.
+inline int64_t balanced_panel_width(int64_t n, int64_t nr, int64_t j0) {
+  const int64_t left = n - j0;
+  if (nr % 3 == 0 && left == nr + nr / 3) return left / 2;
+  return std::min(nr, left);
+}
+
 // l1/l2/l3: bytes of L1d and L2 per core, and of L3 (0 if unknown). b_panel_only: kc sized
 // for B's panel alone in two thirds of L1 (the AMX kernels, whose A panels stream from L2).
 inline BlockSizes derive_block_sizes(int mr, int nr, std::size_t elem_bytes, std::size_t l1, std::size_t l2,

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "strata/tile/blocking.hpp"
 #include "strata/tile/fetch_ahead.hpp"
 #include "strata/tile/isa_namespace.hpp"
 
@@ -609,6 +610,35 @@ template <class Kernel>
   int64_t end = 0, rows = 0;
   cover_narrowest<Kernel>(mr, nr, [&]<class K>(int64_t j0) { end = j0 + K::nr, rows = K::mr; });
   return end == nr && rows == mr;
+}
+
+// Whether the kernels covering a rows x cols tile (cover_narrowest) all keep one accumulator set.
+template <class Kernel>
+bool covered_in_one_set(int64_t rows, int64_t cols) {
+  bool single = true;
+  cover_narrowest<Kernel>(rows, cols, [&]<class K>(int64_t) {
+    if constexpr (requires { K::chains; }) single = single && K::chains == 1;
+  });
+  return single;
+}
+
+// The width of the column panel from j0 among n columns read in place, for Kernel's tiles over
+// m rows: balanced as balanced_panel_width says (a remainder of NR / 3 as two panels of 2/3
+// NR) where the kernels that then cover the last columns keep one accumulator set, as the ones
+// they replace do, for every tile height present (each column then sums its depth in order
+// whichever kernel computes it: the same bits as the tiled path's packed panels); else panels
+// of NR and the remainder (the 16-row f32 and 8-row f64 4-column kernels, AVX2's 16x2, rotate
+// two sets).
+template <class Kernel>
+int64_t panel_width(int64_t n, int64_t j0, int64_t m) {
+  constexpr int64_t NR = Kernel::nr;
+  const int64_t plain = std::min(NR, n - j0), w = balanced_panel_width(n, NR, j0);
+  if (w == plain) return w;
+  auto same_sums = [&](int64_t rows) {
+    return covered_in_one_set<Kernel>(rows, NR / 3) && covered_in_one_set<Kernel>(rows, w);
+  };
+  const int64_t ragged = m % Kernel::mr;
+  return same_sums(std::min<int64_t>(m, Kernel::mr)) && (ragged == 0 || same_sums(ragged)) ? w : plain;
 }
 
 // A tile into c by the narrowest kernels that cover it (cover_narrowest); a full tile directly.

@@ -70,8 +70,8 @@ void tiny_gemm(int64_t m, int64_t n, int64_t k, T alpha, const MatrixView<T>& av
   if (m_pad > 0) a_operand(av).template pack<MR>(in_place_rows, m - in_place_rows, 0, k, a);
   const ViewOperand<T> b = b_operand(bv);
   alignas(64) T edge[MR * NR];
-  for (int64_t j0 = 0; j0 < n; j0 += NR) {
-    const int64_t cols = std::min<int64_t>(NR, n - j0);
+  for (int64_t j0 = 0, cols = 0; j0 < n; j0 += cols) {
+    cols = panel_width<Kernel>(n, j0, m);  // B in place: a remainder of NR / 3 as two panels of 2/3 NR
     // B element (p, j) at bt[p * b_ps + j * b_js]: in place, or the last columns as a padded panel.
     const T* bt = bv.data + j0 * bv.cs;
     int64_t b_ps = bv.rs, b_js = bv.cs;

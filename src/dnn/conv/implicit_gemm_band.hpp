@@ -141,15 +141,13 @@ static inline void fill_band_row(const ConvProblem& p, const tile::ConvGeometry&
   }
 }
 
-// The width of an output row's tile from pixel ow0 (OW pixels, tiles of up to nr): nr, except
-// that a remainder of a third of nr shares the row's last 4/3 nr pixels with the tile before
-// it as two of 2/3 nr (28 = 12 + 8 + 8, not 12 + 12 + 4; 112 = 9 x 12 + 4 likewise): the 32x4
-// kernel's 8 accumulators run it at ~0.8 of the 32x12 rate (res3_3x3_s2: 17% of the time for
-// 14% of the products), 32x8 at 0.96-1.0.
-inline int64_t band_tile_width(int64_t OW, int64_t nr, int64_t ow0) {
-  const int64_t left = OW - ow0;
-  if (nr % 3 == 0 && left == nr + nr / 3) return left / 2;
-  return std::min(nr, left);
+// The width of an output row's tile from pixel ow0 (OW pixels, tiles of up to Kernel's NR, all
+// MR rows tall): as the tile library's column panels (panel_width: 28 = 12 + 8 + 8, not 12 + 12
+// + 4; 112 = 8 x 12 + 8 + 8). In-process, res3_3x3_s2 (where the 32x4 tiles were 17% of the time for 14% of the
+// products) 1.03x at batch 1, 1.01x at batch 8; conv1 1.00x.
+template <class Kernel>
+int64_t band_tile_width(int64_t OW, int64_t ow0) {
+  return tile::panel_width<Kernel>(OW, ow0, Kernel::mr);
 }
 // Whether the kernels for a tile of `width` columns cover exactly that many (a tile of nr, or
 // a power of two below: the floating-point kernels' widths), reading and writing no column
@@ -167,7 +165,9 @@ inline bool band_tile_exact(int64_t width, int64_t nr) {
 struct InteriorTiles {
   int64_t first = 0, end = 0, copy_left = INT64_MAX, copy_right = INT64_MAX;
 };
-inline InteriorTiles band_interior_tiles(const ConvProblem& p, int64_t nr) {
+template <class Kernel>
+InteriorTiles band_interior_tiles(const ConvProblem& p) {
+  constexpr int64_t nr = Kernel::nr;
   const int64_t st = p.stride[2], S = p.filter[2], pad = p.pad[2], W = p.in[2], OW = p.out[2];
   auto inside = [&](int64_t ow0, int64_t w) {
     return band_tile_exact(w, nr) && ow0 * st >= pad && (ow0 + w - 1) * st + S <= pad + W;
@@ -175,12 +175,12 @@ inline InteriorTiles band_interior_tiles(const ConvProblem& p, int64_t nr) {
   InteriorTiles t;
   int64_t ow0 = 0, w = 0;
   for (; ow0 < OW; ow0 += w) {
-    w = band_tile_width(OW, nr, ow0);
+    w = band_tile_width<Kernel>(OW, ow0);
     if (inside(ow0, w)) break;
   }
   if (ow0 >= OW) return InteriorTiles{};
   t.first = t.end = ow0;
-  for (; t.end < OW && inside(t.end, band_tile_width(OW, nr, t.end));) t.end += band_tile_width(OW, nr, t.end);
+  for (; t.end < OW && inside(t.end, band_tile_width<Kernel>(OW, t.end));) t.end += band_tile_width<Kernel>(OW, t.end);
   t.copy_left = t.first > 0 ? (t.first - 1) * st + S : 0;
   t.copy_right = t.end * st;
   return t;
@@ -271,7 +271,7 @@ void band_row_tiles(const ConvProblem& p, int64_t C, const BandRows& rows, const
   const int64_t run = S * C, b_js = p.stride[2] * C;
   const int64_t kg = p.kg(), panels = (kg + MR - 1) / MR, depth = R * S * C;
   for (int64_t ow0 = 0, live = 0; ow0 < OW; ow0 += live) {
-    live = band_tile_width(OW, NR, ow0);
+    live = band_tile_width<Kernel>(OW, ow0);
     const bool in_x = rows.x_rows && ow0 >= rows.interior.first && ow0 < rows.interior.end;
     const float* const* pieces = in_x ? rows.x_rows : rows.copies;
     const int64_t shift = in_x ? rows.x_shift : 0;
@@ -634,7 +634,7 @@ void run_band(const ConvProblem& p, const tile::ConvGeometry& geo, const float* 
   // Channels-last input with its pixels packed: the interior tiles read x's rows in place and
   // the copies hold only the border columns (conv1's row copies were 3-5% of the layer).
   const bool x_in_place = geo.xs[1] == 1 && geo.xs[4] == C;
-  const InteriorTiles interior = x_in_place ? band_interior_tiles(p, NR) : InteriorTiles{};
+  const InteriorTiles interior = x_in_place ? band_interior_tiles<Kernel>(p) : InteriorTiles{};
 
   parallel_for(count, p.threads, [&](int64_t lo, int64_t hi, int) {
     const int64_t ring_floats = BandRing::floats(p, row_floats, slack);
