@@ -276,6 +276,33 @@ TEST(GemmEngine, DepthIsCutIntoEqualBlocks) {
     }
 }
 
+// Column panels read in place cover the columns back to back in panels of at most NR; a
+// remainder of NR / 3 takes the last 4/3 NR columns as two panels of 2/3 NR (28 = 12 + 8 + 8),
+// others stay (NR, ..., remainder).
+TEST(GemmEngine, ColumnPanelsSplitARemainderOfAThird) {
+  auto widths = [](int64_t n, int64_t nr) {
+    std::vector<int64_t> w;
+    for (int64_t j0 = 0; j0 < n; j0 += w.back()) w.push_back(tile::balanced_panel_width(n, nr, j0));
+    return w;
+  };
+  EXPECT_EQ(widths(28, 12), (std::vector<int64_t>{12, 8, 8}));
+  EXPECT_EQ(widths(16, 12), (std::vector<int64_t>{8, 8}));
+  EXPECT_EQ(widths(64, 12), (std::vector<int64_t>{12, 12, 12, 12, 8, 8}));
+  EXPECT_EQ(widths(26, 12), (std::vector<int64_t>{12, 12, 2}));  // a remainder other than NR / 3
+  EXPECT_EQ(widths(8, 6), (std::vector<int64_t>{4, 4}));
+  EXPECT_EQ(widths(9, 4), (std::vector<int64_t>{4, 4, 1}));       // NR / 3 not whole: no split
+  for (int64_t nr : {4, 6, 12})
+    for (int64_t n = 1; n <= 60; ++n) {
+      int64_t sum = 0;
+      for (int64_t w : widths(n, nr)) {
+        ASSERT_GT(w, 0);
+        ASSERT_LE(w, nr);
+        sum += w;
+      }
+      ASSERT_EQ(sum, n) << n << " " << nr;
+    }
+}
+
 // The tile-stationary walk's fetch of the next A slice is split among the column panels by
 // width (Winograd's 16 tiles: 12 + 4 take three quarters and one), panels that do not fetch
 // take none, and the shares cover the slice back to back.
