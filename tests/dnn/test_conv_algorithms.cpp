@@ -204,10 +204,10 @@ void expect_fused_implicit_gemm_matches_reference(const Handle& h, const Descs& 
 // input rows each output row reads are copied into a zero-padded band (NCHW's channel planes
 // interleaved) and read in place by the microkernel; NCHW output rows are staged and
 // transposed. Shapes aim at its edges: padding wider than the filter, ragged pixel tiles
-// (OW not a multiple of the tile, a remainder of 4 taken as two tiles of 8), output channels not a multiple of the register tile,
-// row dilation, groups (channel runs inside wider pixels), interior tiles read from x itself,
-// a strided input view, an input in the other layout than the output, 1 and 2 threads,
-// alpha/beta.
+// (OW not a multiple of the tile, a remainder of 4 taken as two tiles of 8), output channels
+// not a multiple of the register tile, row dilation, groups (channel runs inside wider
+// pixels), interior tiles read from x itself, a strided input view, an input in the other
+// layout than the output, 1 and 2 threads, alpha/beta.
 TEST(ConvAlgorithms, ImplicitGemmReadsFewChannelInputRowsInPlace) {
   const std::vector<Spec> shapes{
       {"stem", 2, 3, 20, 1, {23, 29}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},

@@ -142,9 +142,9 @@ static inline void fill_band_row(const ConvProblem& p, const tile::ConvGeometry&
 }
 
 // The width of an output row's tile from pixel ow0 (OW pixels, tiles of up to Kernel's NR, all
-// MR rows tall): as the tile library's column panels (panel_width: 28 = 12 + 8 + 8, not 12 + 12
-// + 4; 112 = 8 x 12 + 8 + 8). In-process, res3_3x3_s2 (where the 32x4 tiles were 17% of the time for 14% of the
-// products) 1.03x at batch 1, 1.01x at batch 8; conv1 1.00x.
+// MR rows tall): as the tile library's column panels (panel_width: 28 = 12 + 8 + 8, not
+// 12 + 12 + 4; 112 = 8 x 12 + 8 + 8). In-process, res3_3x3_s2 (where the 32x4 tiles were 17% of
+// the time for 14% of the products) 1.03x at batch 1, 1.01x at batch 8; conv1 1.00x.
 template <class Kernel>
 int64_t band_tile_width(int64_t OW, int64_t ow0) {
   return tile::panel_width<Kernel>(OW, ow0, Kernel::mr);
@@ -180,7 +180,7 @@ InteriorTiles band_interior_tiles(const ConvProblem& p) {
   }
   if (ow0 >= OW) return InteriorTiles{};
   t.first = t.end = ow0;
-  for (; t.end < OW && inside(t.end, band_tile_width<Kernel>(OW, t.end));) t.end += band_tile_width<Kernel>(OW, t.end);
+  while (t.end < OW && inside(t.end, w = band_tile_width<Kernel>(OW, t.end))) t.end += w;
   t.copy_left = t.first > 0 ? (t.first - 1) * st + S : 0;
   t.copy_right = t.end * st;
   return t;
