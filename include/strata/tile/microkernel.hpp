@@ -605,10 +605,11 @@ template <class Kernel, bool Spill = false, class Run>
 // Whether cover_narrowest's kernels write exactly the mr x nr tile: nothing beyond its last
 // column or row, so it can be written in place (no copied tile) and an in-place B is read
 // only within its columns.
-template <class Kernel>
+// With Spill, of the cover that may run past the last column (cover_narrowest<Kernel, true>).
+template <class Kernel, bool Spill = false>
 [[gnu::always_inline]] inline bool covers_exactly(int64_t mr, int64_t nr) {
   int64_t end = 0, rows = 0;
-  cover_narrowest<Kernel>(mr, nr, [&]<class K>(int64_t j0) { end = j0 + K::nr, rows = K::mr; });
+  cover_narrowest<Kernel, Spill>(mr, nr, [&]<class K>(int64_t j0) { end = j0 + K::nr, rows = K::mr; });
   return end == nr && rows == mr;
 }
 

@@ -149,12 +149,6 @@ template <class Kernel>
 int64_t band_tile_width(int64_t OW, int64_t ow0) {
   return tile::panel_width<Kernel>(OW, ow0, Kernel::mr);
 }
-// Whether the kernels for a tile of `width` columns cover exactly that many (a tile of nr, or
-// a power of two below: the floating-point kernels' widths), reading and writing no column
-// beyond it.
-inline bool band_tile_exact(int64_t width, int64_t nr) {
-  return width == nr || (width < nr && (width & (width - 1)) == 0);
-}
 
 // The tiles of an output row (band_tile_width) whose windows lie inside the image's columns and
 // whose kernels cover them exactly: those starting at pixels [first, end), which may read
@@ -167,10 +161,9 @@ struct InteriorTiles {
 };
 template <class Kernel>
 InteriorTiles band_interior_tiles(const ConvProblem& p) {
-  constexpr int64_t nr = Kernel::nr;
   const int64_t st = p.stride[2], S = p.filter[2], pad = p.pad[2], W = p.in[2], OW = p.out[2];
   auto inside = [&](int64_t ow0, int64_t w) {
-    return band_tile_exact(w, nr) && ow0 * st >= pad && (ow0 + w - 1) * st + S <= pad + W;
+    return tile::covers_exactly<Kernel, true>(Kernel::mr, w) && ow0 * st >= pad && (ow0 + w - 1) * st + S <= pad + W;
   };
   InteriorTiles t;
   int64_t ow0 = 0, w = 0;
@@ -286,7 +279,7 @@ void band_row_tiles(const ConvProblem& p, int64_t C, const BandRows& rows, const
       };
       float* ct = c + i * MR + ow0 * ldc;
       // A narrower tile its kernels cover exactly goes in place too (no edge copy).
-      if (whole_tiles || (kg - i * MR >= MR && band_tile_exact(live, NR))) tiles(ct, ldc);
+      if (whole_tiles || (kg - i * MR >= MR && tile::covers_exactly<Kernel, true>(MR, live))) tiles(ct, ldc);
       else tile::ragged_tile<MR, NR>(std::min<int64_t>(MR, kg - i * MR), live, ct, ldc, beta, edge, tiles);
     }
     after(ow0, live);
