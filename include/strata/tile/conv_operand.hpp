@@ -171,7 +171,7 @@ struct ImageOperand {
       const int64_t run = std::min(span, kc - p);
       T* __restrict d = dst + p * W;
 #if defined(__AVX2__)
-      if constexpr (std::is_same_v<T, float> && transposes_streams<W>()) {
+      if constexpr (std::is_same_v<T, float> && transposes_streams<W, T>()) {
         // Through register transposes, whole lines of each pixel's run at a time (res3_proj_s2:
         // 256 channels of 12 pixels 2 KB apart).
         transpose_streams<W>([&](int i) { return src[i]; }, W, run, d);

@@ -108,51 +108,67 @@ template <int W, class T, class S>
   }
 }
 
-// Whether transpose_streams serves panels of width W (B's on AVX-512 and AVX2).
-template <int W>
+// Whether transpose_streams serves panels of width W of T (B's on AVX-512 and AVX2).
+template <int W, class T>
 constexpr bool transposes_streams() {
 #if defined(__AVX2__)
-  return W == 6 || W == 12;
+  return (std::is_same_v<T, float> || std::is_same_v<T, double>) && (W == 6 || W == 12);
 #else
   return false;
 #endif
 }
 
 #if defined(__AVX2__)
-// n steps of w <= W float streams into a panel row by row: d[q * W + i] = stream(i)[q], zero for
-// i >= w. 8 x 8 register transposes, each step's W values stored as 8 + 4 (or 4 + 2) lanes,
-// sixteen steps at a time, so each stream's line is read whole at once: streams a page apart
-// (B's columns, an image's pixels) share a few L1 sets, and a line read in two halves eight
-// steps apart was often gone by the second.
-template <int W, class Stream>
-[[gnu::always_inline]] inline void transpose_streams(Stream&& stream, int64_t w, int64_t n, float* __restrict d) {
-  static_assert(transposes_streams<W>(), "W = 6 or 12");
+// The 32-byte row of T the register transposes take.
+template <class T>
+struct RegisterRow;
+template <>
+struct RegisterRow<float> {
+  using type = Floats8;
+};
+template <>
+struct RegisterRow<double> {
+  using type = Doubles4;
+};
+
+// n steps of w <= W streams of T into a panel row by row: d[q * W + i] = stream(i)[q], zero for
+// i >= w. Register transposes of 32-byte rows (8 x 8 floats, 4 x 4 doubles), each step's W
+// values stored as whole vectors and a rest of 4 or 2, a line's worth of steps at a time, so
+// each stream's line is read whole at once: streams a page apart (B's columns, an image's
+// pixels) share a few L1 sets, and a line read in two halves several steps apart was often
+// gone by the second.
+template <int W, class T, class Stream>
+[[gnu::always_inline]] inline void transpose_streams(Stream&& stream, int64_t w, int64_t n, T* __restrict d) {
+  static_assert(transposes_streams<W, T>(), "f32 or f64, W = 6 or 12");
+  constexpr int G = 32 / int(sizeof(T));  // rows (and steps) of one register transpose
+  using Row = typename RegisterRow<T>::type;
   auto block = [&](int64_t p) __attribute__((always_inline)) {
-    for (int i0 = 0; i0 < W; i0 += 8) {
-      const int64_t rows = std::clamp<int64_t>(w - i0, 0, 8);
-      Floats8 rv[8];
-      for (int i = 0; i < 8; ++i)
-        rv[i] = i < rows ? *reinterpret_cast<const Floats8*>(stream(i0 + i) + p) : Floats8{};
-      transpose_8x8(rv, [&](int j, Floats8 v) {
-        float* out = d + (p + j) * W + i0;
-        const __m256 vv = reinterpret_cast<__m256>(v);
-        const __m128 lo = _mm256_castps256_ps128(vv);
-        if (W - i0 >= 8) {
-          _mm256_storeu_ps(out, vv);
-        } else if (W - i0 == 6) {
-          _mm_storeu_ps(out, lo);
-          _mm_storel_pi(reinterpret_cast<__m64*>(out + 4), _mm256_extractf128_ps(vv, 1));
-        } else {
-          _mm_storeu_ps(out, lo);  // W - i0 == 4
+    for (int i0 = 0; i0 < W; i0 += G) {
+      const int64_t rows = std::clamp<int64_t>(w - i0, 0, G);
+      Row rv[G];
+      for (int i = 0; i < G; ++i) rv[i] = i < rows ? *reinterpret_cast<const Row*>(stream(i0 + i) + p) : Row{};
+      auto put = [&](int j, Row v) {
+        T* out = d + (p + j) * W + i0;
+        if (W - i0 >= G) {
+          *reinterpret_cast<Row*>(out) = v;
+        } else if (W - i0 == 6) {  // floats: 4 + 2
+          __builtin_memcpy(out, &v, 4 * sizeof(T));
+          __builtin_memcpy(out + 4, reinterpret_cast<const T*>(&v) + 4, 2 * sizeof(T));
+        } else if (W - i0 == 4) {
+          __builtin_memcpy(out, &v, 4 * sizeof(T));
+        } else {  // doubles: 2
+          __builtin_memcpy(out, &v, 2 * sizeof(T));
         }
-      });
+      };
+      if constexpr (std::is_same_v<T, float>) transpose_8x8(rv, put);
+      else transpose_4x4(rv, put);
     }
   };
   int64_t p = 0;
-  for (; p + 16 <= n; p += 16) block(p), block(p + 8);
-  for (; p + 8 <= n; p += 8) block(p);
+  for (; p + 2 * G <= n; p += 2 * G) block(p), block(p + G);
+  for (; p + G <= n; p += G) block(p);
   for (; p < n; ++p)
-    for (int i = 0; i < W; ++i) d[p * W + i] = i < w ? stream(i)[p] : 0.f;
+    for (int i = 0; i < W; ++i) d[p * W + i] = i < w ? stream(i)[p] : T(0);
 }
 #endif
 
@@ -278,14 +294,14 @@ void pack_panels(int64_t len, int64_t kc, const MatrixView<S>& x, T* __restrict 
         continue;
       }
     }
-    if constexpr (std::is_same_v<T, float> && std::is_same_v<S, float> && transposes_streams<W>()) {
-      // B's panels from a k-contiguous B (NN, TN): the W columns as streams (a partial panel's
-      // missing ones zero). Stand-alone, B of 1008 x 256 from L3: 1.4-1.8x against the element
-      // loop below, one column at a time (which had kept full panels for the reason
-      // transpose_streams gives, at 4-6 GB/s); its scattered zero stores had cost 8 x 8 x 1024 a
-      // third of its time in the partial panel.
+    if constexpr (std::is_same_v<T, S> && transposes_streams<W, T>()) {
+      // B's panels (f32, f64) from a k-contiguous B (NN, TN): the W columns as streams (a
+      // partial panel's missing ones zero). Stand-alone, f32 B of 1008 x 256 from L3: 1.4-1.8x
+      // against the element loop below, one column at a time (which had kept full panels for
+      // the reason transpose_streams gives, at 4-6 GB/s); its scattered zero stores had cost
+      // 8 x 8 x 1024 a third of its time in the partial panel.
       if (x.cs == 1) {
-        const float* base = x.data + r * W * x.rs;
+        const T* base = x.data + r * W * x.rs;
         transpose_streams<W>([&](int i) { return base + i * x.rs; }, w, kc, d);
         continue;
       }

@@ -68,6 +68,24 @@ template <int W, class Row, class Put>
   }
 }
 
+// Four doubles as one value, as Floats8.
+typedef double Doubles4 __attribute__((vector_size(32), aligned(8), may_alias));
+
+// put(j, v) receives row j of the transposed 4 x 4 block of doubles, v[i] = r[i][j].
+template <class Put>
+[[gnu::always_inline]] inline void transpose_4x4(const Doubles4 (&r)[4], Put&& put) {
+  typedef long long Longs4 __attribute__((vector_size(32)));
+  // Interleave pairs of rows, then take 128-bit halves.
+  const Doubles4 t0 = __builtin_shuffle(r[0], r[1], Longs4{0, 4, 2, 6});
+  const Doubles4 t1 = __builtin_shuffle(r[0], r[1], Longs4{1, 5, 3, 7});
+  const Doubles4 t2 = __builtin_shuffle(r[2], r[3], Longs4{0, 4, 2, 6});
+  const Doubles4 t3 = __builtin_shuffle(r[2], r[3], Longs4{1, 5, 3, 7});
+  put(0, __builtin_shuffle(t0, t2, Longs4{0, 1, 4, 5}));
+  put(1, __builtin_shuffle(t1, t3, Longs4{0, 1, 4, 5}));
+  put(2, __builtin_shuffle(t0, t2, Longs4{2, 3, 6, 7}));
+  put(3, __builtin_shuffle(t1, t3, Longs4{2, 3, 6, 7}));
+}
+
 // dst[j * dld + i] = src[i * ld + j] for i, j < 8.
 inline void transpose_8x8(const float* src, int64_t ld, float* dst, int64_t dld) {
   transpose_8x8(src, ld, [&](int j, Floats8 v) { *reinterpret_cast<Floats8*>(dst + j * dld) = v; });
