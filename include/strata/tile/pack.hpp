@@ -264,32 +264,36 @@ void pack_panels(int64_t len, int64_t kc, const MatrixView<S>& x, T* __restrict 
     const int64_t w = std::min<int64_t>(W, len - r * W);
     T* d = dst + r * W * kc;
 #if defined(__AVX2__)
-    if constexpr (std::is_same_v<T, float> && std::is_same_v<S, float> && W % 8 == 0) {
-      // f32 panels with contiguous k: 8 x 8 register transposes instead of W scattered stores
-      // per element row (the filter operand of channels-last convolutions, A^T); a partial
-      // panel's missing rows are zero vectors (8 x 8 x 1024 TN packed its 8 rows into a
-      // 16-row panel element by element: 16 scattered stores per step, 3x the multiply).
+    if constexpr (std::is_same_v<T, S> && (std::is_same_v<T, float> || std::is_same_v<T, double>) &&
+                  W % (32 / int(sizeof(T))) == 0 && !transposes_streams<W, T>()) {
+      // f32 and f64 panels with contiguous k (A of TN products, the filter operand of
+      // channels-last convolutions): 8 x 8 float or 4 x 4 double register transposes instead
+      // of W scattered stores per element row, one group of rows at a time over the whole
+      // depth; a partial panel's missing rows are zero vectors (8 x 8 x 1024 TN packed its 8
+      // rows into a 16-row panel element by element: 16 scattered stores per step, 3x the
+      // multiply; dgemm TN 1024^3 spent 5.5% of its time packing A element by element).
       if (x.cs == 1) {
-        const float* base = x.data + r * W * x.rs;
-        for (int i0 = 0; i0 < W; i0 += 8) {
-          const int64_t rows = std::clamp<int64_t>(w - i0, 0, 8);
-          float* di = d + i0;
-          if (rows == 8) {
+        constexpr int G = 32 / int(sizeof(T));
+        using Row = typename RegisterRow<T>::type;
+        const T* base = x.data + r * W * x.rs;
+        for (int i0 = 0; i0 < W; i0 += G) {
+          const int64_t rows = std::clamp<int64_t>(w - i0, 0, G);
+          T* di = d + i0;
+          auto group = [&]<bool Full>() __attribute__((always_inline)) {
             int64_t p = 0;
-            for (; p + 8 <= kc; p += 8) transpose_8x8(base + i0 * x.rs + p, x.rs, di + p * W, W);
+            for (; p + G <= kc; p += G) {
+              Row rv[G];
+              for (int i = 0; i < G; ++i)
+                rv[i] = Full || i < rows ? *reinterpret_cast<const Row*>(base + (i0 + i) * x.rs + p) : Row{};
+              auto put = [&](int j, Row v) { *reinterpret_cast<Row*>(di + (p + j) * W) = v; };
+              if constexpr (G == 8) transpose_8x8(rv, put);
+              else transpose_4x4(rv, put);
+            }
             for (; p < kc; ++p)
-              for (int i = 0; i < 8; ++i) di[p * W + i] = base[(i0 + i) * x.rs + p];
-            continue;
-          }
-          int64_t p = 0;
-          for (; p + 8 <= kc; p += 8) {
-            Floats8 rv[8];
-            for (int i = 0; i < 8; ++i)
-              rv[i] = i < rows ? *reinterpret_cast<const Floats8*>(base + (i0 + i) * x.rs + p) : Floats8{};
-            transpose_8x8(rv, [&](int j, Floats8 v) { *reinterpret_cast<Floats8*>(di + (p + j) * W) = v; });
-          }
-          for (; p < kc; ++p)
-            for (int i = 0; i < 8; ++i) di[p * W + i] = i < rows ? base[(i0 + i) * x.rs + p] : 0.f;
+              for (int i = 0; i < G; ++i) di[p * W + i] = Full || i < rows ? base[(i0 + i) * x.rs + p] : T(0);
+          };
+          if (rows == G) group.template operator()<true>();
+          else group.template operator()<false>();
         }
         continue;
       }
