@@ -1,7 +1,8 @@
-// An 8 x 8 block of floats transposed in registers, written once over GCC vector extensions:
-// the same source becomes AVX shuffles in an AVX2 build and SSE pairs in the portable one.
-// Used by the packing of operands whose k dimension is contiguous (pack.hpp) and by the
-// convolution's NCHW <-> channels-last copies.
+// An 8 x 8 block of floats (and a 4 x 4 block of doubles) transposed in registers, written once
+// over GCC vector extensions: the same source becomes AVX shuffles in an AVX2 build and SSE
+// pairs in the portable one. Used by the packing of operands whose k dimension is contiguous
+// (pack.hpp: transpose_streams, the k-contiguous A panels) and by the convolution's NCHW <->
+// channels-last copies.
 #pragma once
 #include <cstdint>
 
