@@ -204,10 +204,10 @@ void expect_fused_implicit_gemm_matches_reference(const Handle& h, const Descs& 
 // input rows each output row reads are copied into a zero-padded band (NCHW's channel planes
 // interleaved) and read in place by the microkernel; NCHW output rows are staged and
 // transposed. Shapes aim at its edges: padding wider than the filter, ragged pixel tiles
-// (OW not a multiple of the tile, a remainder of 4 taken as two tiles of 8), output channels
-// not a multiple of the register tile, row dilation, groups (channel runs inside wider
-// pixels), interior tiles read from x itself, a strided input view, an input in the other
-// layout than the output, 1 and 2 threads, alpha/beta.
+// (OW not a multiple of the tile; with 12-pixel tiles a remainder of 4 taken as two tiles of
+// 8), output channels not a multiple of the register tile, row dilation, groups (channel runs
+// inside wider pixels), interior tiles read from x itself, a strided input view, an input in
+// the other layout than the output, 1 and 2 threads, alpha/beta.
 TEST(ConvAlgorithms, ImplicitGemmReadsFewChannelInputRowsInPlace) {
   const std::vector<Spec> shapes{
       {"stem", 2, 3, 20, 1, {23, 29}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
@@ -220,9 +220,14 @@ TEST(ConvAlgorithms, ImplicitGemmReadsFewChannelInputRowsInPlace) {
       // full last tile that reaches into the right padding.
       {"stem_wide", 2, 3, 20, 1, {9, 100}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
       {"wide_full_border_tiles", 1, 4, 12, 1, {5, 48}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
-      // 40 output pixels a row: tiles of 12, 12, 8 and 8 (band_tile_width), the first 8 from x,
-      // the last from the copies.
+      // 40 output pixels a row: with 12-pixel tiles 12, 12, 8 and 8 (band_tile_width), the
+      // first 8 from x, the last from the copies; with 6-pixel tiles six of 6 and one of 4.
       {"stem_split_tail", 1, 3, 20, 1, {7, 80}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
+      // Whole panels of the stem kernel's 64 output channels (AVX-512: 64x6 tiles), written in
+      // place (30 pixels a row: five tiles of 6), and 64 + 6 channels over 23-pixel rows (a
+      // ragged channel panel through the edge tile, a ragged last pixel tile).
+      {"stem_64_channels", 1, 3, 64, 1, {9, 60}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
+      {"stem_70_channels", 2, 3, 70, 1, {7, 46}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
   };
   // x as made (dense), as a strided view, or dense in the other layout (y keeps its own).
   enum class Input { dense, strided, other_layout };

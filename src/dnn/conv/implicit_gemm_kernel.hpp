@@ -107,7 +107,8 @@ bool pixels_first_staged(const ConvProblem& p) {
 // The prepared filter (dnn::prepare_forward_filter): a header (kPreparedHeaderFloats floats, so
 // the panels stay aligned) saying whether a pixels-first output is staged, then per group the
 // filter packed once as the GEMM operand it is — panels of MR output channels when channels
-// are the rows (channels-last output, the band path, staged), of NR when pixels are — over the
+// are the rows (channels-last output, the band path, staged; the stem kernel's MR for the band
+// over short runs), of NR when pixels are — over the
 // whole reduction depth, in the image operand's reduction order: channels innermost, except
 // for a channels-last output gathered from an input without contiguous channels
 // (pixels-first outputs gather from channels-last copies of such inputs). A filter prepared
@@ -117,19 +118,38 @@ inline constexpr int64_t kPreparedHeaderFloats = 16;
 inline bool filter_as_rows(const ConvProblem& p, bool staged) {
   return implicit_gemm_channels_last(p) || band_serves(p) || staged;
 }
-template <class Kernel>
+// Whether the band walk takes the ISA's stem kernel (Stem: tile::KernelF32Stem) instead of
+// Kernel: over short input runs (at most 64 values a filter row, the RGB stem's 21), where
+// the filter and the rows it reads stay in L1 and a tile's loads, not the FMAs, set the pace
+// (conv1 in-process on AVX-512: see docs/PERFORMANCE.md). Long runs read the filter from L2,
+// where a 64-row tile would read twice the bytes of A per FMA.
+inline bool band_short_runs(const ConvProblem& p) { return band_serves(p) && p.filter[2] * p.cg() <= 64; }
+// Calls run.template operator()<K>() with the band walk's kernel K for p.
+template <class Kernel, class Stem, class Run>
+void with_band_kernel(const ConvProblem& p, Run&& run) {
+  if (band_short_runs(p)) run.template operator()<Stem>();
+  else run.template operator()<Kernel>();
+}
+// Output channels per filter panel: the band's kernel's rows, or Kernel's rows or columns.
+template <class Kernel, class Stem>
+int64_t filter_panel_width(const ConvProblem& p, bool staged) {
+  if (band_short_runs(p)) return Stem::mr;
+  return filter_as_rows(p, staged) ? Kernel::mr : Kernel::nr;
+}
+template <class Kernel, class Stem>
 int64_t prepared_group_floats(const ConvProblem& p, bool staged) {
-  const int64_t w = filter_as_rows(p, staged) ? Kernel::mr : Kernel::nr;
+  const int64_t w = filter_panel_width<Kernel, Stem>(p, staged);
   return (p.kg() + w - 1) / w * filter_panel_stride(p.cg() * p.filter_spatial(), w);
 }
-template <class Kernel>
+template <class Kernel, class Stem>
 std::size_t prepared_filter_floats(const ConvProblem& p) {
   // Room for either orientation: the call may take the other one (see above).
-  const int64_t most = std::max(prepared_group_floats<Kernel>(p, false), prepared_group_floats<Kernel>(p, true));
+  const int64_t most =
+      std::max(prepared_group_floats<Kernel, Stem>(p, false), prepared_group_floats<Kernel, Stem>(p, true));
   return std::size_t(kPreparedHeaderFloats + p.groups * most);
 }
 // One group's filter (geo) into dst as panels for the orientation `staged` says.
-template <class Kernel>
+template <class Kernel, class Stem>
 void pack_group_filter(const ConvProblem& p, const tile::ConvGeometry& geo, bool staged, float* dst) {
   tile::ConvGeometry order = geo;
   order.channels_inner = geo.channels_inner || band_serves(p) || !implicit_gemm_channels_last(p);
@@ -139,17 +159,19 @@ void pack_group_filter(const ConvProblem& p, const tile::ConvGeometry& geo, bool
     for (int64_t i = 0; i < p.kg(); i += W)
       filter.template pack<W>(i, std::min<int64_t>(W, p.kg() - i), 0, geo.depth(), dst + i / W * stride);
   };
-  if (filter_as_rows(p, staged)) pack(std::integral_constant<int, Kernel::mr>{});
+  const int64_t width = filter_panel_width<Kernel, Stem>(p, staged);
+  if (width == Stem::mr) pack(std::integral_constant<int, Stem::mr>{});
+  else if (width == Kernel::mr) pack(std::integral_constant<int, Kernel::mr>{});
   else pack(std::integral_constant<int, Kernel::nr>{});
 }
-template <class Kernel>
+template <class Kernel, class Stem>
 void prepare_filter(const ConvProblem& p, const float* w, float* out) {
   const bool staged = pixels_first_staged<Kernel>(p);
   std::fill(out, out + kPreparedHeaderFloats, 0.f);
   out[0] = staged ? 1.f : 0.f;
   for (int64_t g = 0; g < p.groups; ++g)
-    pack_group_filter<Kernel>(p, group_geometry(p, nullptr, w, g), staged,
-                              out + kPreparedHeaderFloats + g * prepared_group_floats<Kernel>(p, staged));
+    pack_group_filter<Kernel, Stem>(p, group_geometry(p, nullptr, w, g), staged,
+                                    out + kPreparedHeaderFloats + g * prepared_group_floats<Kernel, Stem>(p, staged));
 }
 
 // Pixels per staging block of a staged output: the whole image when its kg x P block fits in
@@ -193,7 +215,7 @@ static inline tile::ConvGeometry channels_last_copy(const ConvProblem& p, const 
   return c;
 }
 
-template <class Kernel>
+template <class Kernel, class Stem>
 void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
   float* x = a.x;
   float* y = a.y;
@@ -206,7 +228,7 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
   const bool pointwise = p.filter_spatial() == 1 && p.unit_stride() && p.pad == std::array<int64_t, 3>{0, 0, 0};
   // A prepared filter's orientation is its header's; an unprepared call chooses by shape.
   const bool staged = prepared ? a.prepared_w[0] != 0.f : pixels_first_staged<Kernel>(p);
-  const int64_t group_floats = prepared_group_floats<Kernel>(p, staged);
+  const int64_t group_floats = prepared_group_floats<Kernel, Stem>(p, staged);
   // Filter panels (W: the kernel's MR or NR) as the mainloop reads them; group g's prepared ones.
   auto panels_operand = [&]<int W>(std::integral_constant<int, W>, const float* panels) {
     const int64_t depth = p.cg() * p.filter_spatial();
@@ -224,7 +246,7 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
     if (prepared) return prepared_panels(g);
     float* packed =
         static_cast<float*>(tile::thread_pack_buffer(buffer).get(sizeof(float) * std::size_t(group_floats)));
-    pack_group_filter<Kernel>(p, geo, false, packed);
+    pack_group_filter<Kernel, Stem>(p, geo, false, packed);
     return packed;
   };
   for (int64_t g = 0; g < p.groups; ++g) {
@@ -248,8 +270,10 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
                                       tile::b_operand(args.b), beta, yg, p.k, p.threads, bs, epi,
                                       tile::choose_pack_policy<Kernel>(args, bs));
         } else if (band_serves(p)) {
-          if (band_panels_outer(p)) run_band_padded<Kernel>(p, geo, filter_panels(geo, g, 0), yg, p.k, alpha, beta, epi);
-          else run_band<Kernel>(p, geo, filter_panels(geo, g, 0), yg, p.k, alpha, beta, epi);
+          with_band_kernel<Kernel, Stem>(p, [&]<class K>() {
+            if (band_panels_outer(p)) run_band_padded<K>(p, geo, filter_panels(geo, g, 0), yg, p.k, alpha, beta, epi);
+            else run_band<K>(p, geo, filter_panels(geo, g, 0), yg, p.k, alpha, beta, epi);
+          });
         } else {
           auto run = [&](const auto& filter_op) {
             tile::gemm_operands<Kernel>(m, n, geo.depth(), alpha, filter_op, image, beta, yg, p.k, p.threads, bs, epi,
@@ -270,13 +294,15 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
       for (int64_t img = 0; img < p.n; ++img) {
         const int64_t offset = group_offset + img * p.ys[0];
         with_tile_epilogue(a.epilogue, false, offset, ldc, g * kg, [&](const auto& epi) {
-          if (!band_panels_outer(p)) return run_band<Kernel>(p, geo, panels, y + offset, ldc, alpha, beta, epi, img);
-          // Long runs: the image channels-last (a copy of an NCHW one), then the padded band.
-          const float* x_img = geo.x + img * p.xs[0];
-          tile::ConvGeometry one = geo;
-          if (geo.channels_inner) one.n = 1, one.x = x_img;
-          else one = channels_last_copy(p, geo, to_channels_last(p, geo, x_img));
-          run_band_padded<Kernel>(p, one, panels, y + offset, ldc, alpha, beta, epi, true);
+          with_band_kernel<Kernel, Stem>(p, [&]<class K>() {
+            if (!band_panels_outer(p)) return run_band<K>(p, geo, panels, y + offset, ldc, alpha, beta, epi, img);
+            // Long runs: the image channels-last (a copy of an NCHW one), then the padded band.
+            const float* x_img = geo.x + img * p.xs[0];
+            tile::ConvGeometry one = geo;
+            if (geo.channels_inner) one.n = 1, one.x = x_img;
+            else one = channels_last_copy(p, geo, to_channels_last(p, geo, x_img));
+            run_band_padded<K>(p, one, panels, y + offset, ldc, alpha, beta, epi, true);
+          });
         });
       }
       continue;
@@ -370,9 +396,9 @@ struct ImplicitGemmIsa {
   void (*prepare)(const ConvProblem&, const float* w, float* out);
 };
 
-template <class Kernel>
+template <class Kernel, class Stem>
 constexpr ImplicitGemmIsa implicit_gemm_isa() {
-  return {run_implicit_gemm<Kernel>, prepared_filter_floats<Kernel>, prepare_filter<Kernel>};
+  return {run_implicit_gemm<Kernel, Stem>, prepared_filter_floats<Kernel, Stem>, prepare_filter<Kernel, Stem>};
 }
 
 // One entry per ISA (implicit_gemm_<isa>.cpp).
