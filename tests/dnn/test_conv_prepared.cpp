@@ -245,6 +245,50 @@ TEST(ConvPrepared, ImplicitGemmNchwFilterPreparedInEitherOrientationServesTheOth
   EXPECT_GE(compared, 16);
 }
 
+// A prepared filter serves other strides, paddings and dilations, which may take implicit
+// GEMM another way: an undilated row reads the image in place (the band walks: on AVX-512 on
+// 64-row tiles, tile::KernelF32Tall, the depth channels innermost), a dilated one gathers it
+// (32-row tiles; from NCHW x with taps innermost). The prepared filter says which panels it
+// holds, and a call that takes the other form recuts them (recut_panels). 70 output channels:
+// a full and a ragged 64-channel panel, three 32-channel ones. Each serves the other, the
+// unprepared result bitwise on its own problem and up to summation order on the other.
+TEST(ConvPrepared, ImplicitGemmFilterPreparedInAnotherFormIsRecut) {
+  struct Pair {
+    Spec band, gathered;
+    Layout x_layout;
+  };
+  const std::vector<Pair> pairs{
+      {{"3x3_rows", 2, 24, 70, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+       {"3x3_dilated", 1, 24, 70, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 2}},
+       Layout::nhwc},
+      {{"stem_nchw_x", 1, 3, 70, 1, {11, 12}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
+       {"stem_nchw_x_dilated", 2, 3, 70, 1, {11, 12}, {7, 7}, {3, 3}, {2, 2}, {1, 2}},
+       Layout::nchw},
+  };
+  const ConvAlgo algo = ConvAlgo::implicit_gemm;
+  int compared = 0;
+  for (Isa isa : isas())
+    for (const Pair& pair : pairs)
+      for (int threads : {1, 2}) {
+        Handle h;
+        h.set_isa(isa);
+        h.set_num_threads(threads);
+        auto descs = [&](const Spec& s) {
+          Descs d = make_descs(s, Layout::nhwc, FilterLayout::krsc);
+          d.x = make_descs(s, pair.x_layout, FilterLayout::krsc).x;
+          return d;
+        };
+        const Descs db = descs(pair.band), dg = descs(pair.gathered);
+        const auto w = random_floats(db.w.element_count(), 2);
+        const auto xb = random_floats(db.x.span(), 1), xg = random_floats(dg.x.span(), 3);
+        const PreparedFilter on_band = prepare_forward_filter(h, db.x, db.w, w.data(), db.conv, db.y, algo);
+        const PreparedFilter on_gathered = prepare_forward_filter(h, dg.x, dg.w, w.data(), dg.conv, dg.y, algo);
+        const std::string what = pair.band.name + " " + std::string(isa_name(isa)) + " t" + std::to_string(threads);
+        compared += expect_each_serves_the_other(h, algo, {db, xb, on_band}, {dg, xg, on_gathered}, w, what);
+      }
+  EXPECT_GE(compared, 16);
+}
+
 TEST(ConvPrepared, FusedForwardWithAPreparedFilter) {
   Handle h;
   const Spec s{"fused", 2, 8, 16, 1, {12, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};

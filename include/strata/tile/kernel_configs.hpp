@@ -10,11 +10,10 @@ STRATA_TILE_NS_BEGIN
 
 #if defined(__AVX512F__)
 using KernelF32 = MicroKernel<VecAvx512F32, 2, 12>;  // 32x12: 24 of 32 zmm accumulate
-// 64x6, for a convolution stem's input rows read in place (dnn's band walk over short runs: 21
-// values a filter row, each pixel's run 6 floats after the last): 10 loads per 24 FMAs against
-// 32x12's 14, the 6 pixels of a step within two cache lines. conv1's whole walk stand-alone:
-// 0.97-0.98 of the FMA-only loop against 0.91.
-using KernelF32Stem = MicroKernel<VecAvx512F32, 4, 6>;
+// 64x6, for a convolution's image read in place (dnn: the row bands, the channels-last 1x1
+// layers' B): 10 loads per 24 FMAs against 32x12's 14, where each pixel's values lie in lines
+// of their own (dnn/conv/implicit_gemm_kernel.hpp, takes_tall_kernel).
+using KernelF32Tall = MicroKernel<VecAvx512F32, 4, 6>;
 using KernelF64 = MicroKernel<VecAvx512F64, 2, 12>;  // 16x12
 #if defined(__AVX512VNNI__)
 using KernelI8 = MicroKernelI8Avx512;     // 32x12 int16 pairs (vpmaddwd): s8 A
@@ -31,7 +30,7 @@ inline constexpr const char* kernel_isa_name = "avx512";
 #endif
 #elif defined(__AVX2__) && defined(__FMA__)
 using KernelF32 = MicroKernel<VecAvx2F32, 2, 6>;     // 16x6: 12 of 16 ymm accumulate
-using KernelF32Stem = KernelF32;                      // 32x3: 12 + 4 + 1 of 16 ymm
+using KernelF32Tall = KernelF32;                      // 32x3: 12 + 4 + 1 of 16 ymm
 using KernelF64 = MicroKernel<VecAvx2F64, 2, 6>;     // 8x6
 using KernelI8 = MicroKernelI8Avx2;                  // 16x6 int16 pairs
 #if defined(__AVXVNNI__)
@@ -43,7 +42,7 @@ inline constexpr const char* kernel_isa_name = "avx2";
 #endif
 #else
 using KernelF32 = MicroKernel<VecPortable<float, 4>, 2, 4>;   // 8x4
-using KernelF32Stem = KernelF32;
+using KernelF32Tall = KernelF32;
 using KernelF64 = MicroKernel<VecPortable<double, 2>, 2, 4>;  // 4x4
 using KernelI8 = MicroKernelI8Portable<8, 4>;
 using KernelU7 = void;  // no byte-quad kernel: the pair kernel serves every input

@@ -23,12 +23,12 @@ class PackBuffer {
   std::size_t capacity_ = 0;
 };
 
-// Buffers per thread: 0 for A blocks, 1 for B blocks (the mainloop's); 2 to 4 for a caller
+// Buffers per thread: 0 for A blocks, 1 for B blocks (the mainloop's); 2 to 5 for a caller
 // that stages whole operands around a GEMM on the same thread (dnn's channels-last copies of
-// NCHW images, its staged NCHW output blocks and a filter packed once per call), which must
-// outlive the GEMM's own packing.
+// NCHW images, its staged NCHW output blocks, a filter packed or re-cut once per call), which
+// must outlive the GEMM's own packing.
 inline PackBuffer& thread_pack_buffer(int which) {
-  thread_local PackBuffer buffers[5];
+  thread_local PackBuffer buffers[6];
   return buffers[which];
 }
 

@@ -3,6 +3,6 @@
 
 namespace strata::dnn::detail {
 
-const ImplicitGemmIsa implicit_gemm_avx512 = implicit_gemm_isa<tile::KernelF32, tile::KernelF32Stem>();
+const ImplicitGemmIsa implicit_gemm_avx512 = implicit_gemm_isa<tile::KernelF32, tile::KernelF32Tall>();
 
 }  // namespace strata::dnn::detail

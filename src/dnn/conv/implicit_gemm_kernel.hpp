@@ -105,73 +105,117 @@ bool pixels_first_staged(const ConvProblem& p) {
 }
 
 // The prepared filter (dnn::prepare_forward_filter): a header (kPreparedHeaderFloats floats, so
-// the panels stay aligned) saying whether a pixels-first output is staged, then per group the
-// filter packed once as the GEMM operand it is — panels of MR output channels when channels
-// are the rows (channels-last output, the band path, staged; the stem kernel's MR for the band
-// over short runs), of NR when pixels are — over the
-// whole reduction depth, in the image operand's reduction order: channels innermost, except
-// for a channels-last output gathered from an input without contiguous channels
-// (pixels-first outputs gather from channels-last copies of such inputs). A filter prepared
-// on one problem serves calls with other batch and image sizes in its own orientation: the
-// unprepared result bitwise when that is the call's own, else up to summation order.
+// the panels stay aligned) saying whether a pixels-first output is staged, the panels' width
+// and their depth order, then per group the filter packed once as the GEMM operand it is —
+// panels of MR output channels when channels are the rows (channels-last output, the band
+// path, staged; the tall kernel's MR where it runs), of NR when pixels are — over the whole
+// reduction depth, in the image operand's reduction order: channels innermost, except for a
+// channels-last output gathered from an input without contiguous channels (pixels-first
+// outputs gather from channels-last copies of such inputs). A filter prepared on one problem
+// serves calls with other batch and image sizes in its own orientation (the unprepared result
+// bitwise when that is the call's own, else up to summation order), and other strides,
+// paddings and dilations, its panels recut per call where these take another form.
 inline constexpr int64_t kPreparedHeaderFloats = 16;
 inline bool filter_as_rows(const ConvProblem& p, bool staged) {
   return implicit_gemm_channels_last(p) || band_serves(p) || staged;
 }
-// Whether the band walk takes the ISA's stem kernel (Stem: tile::KernelF32Stem) instead of
-// Kernel: over short input runs (at most 64 values a filter row, the RGB stem's 21), where
-// the filter and the rows it reads stay in L1 and a tile's loads, not the FMAs, set the pace
-// (conv1 in-process on AVX-512: see docs/PERFORMANCE.md). Long runs read the filter from L2,
-// where a 64-row tile would read twice the bytes of A per FMA.
-inline bool band_short_runs(const ConvProblem& p) { return band_serves(p) && p.filter[2] * p.cg() <= 64; }
-// Calls run.template operator()<K>() with the band walk's kernel K for p.
-template <class Kernel, class Stem, class Run>
+// Whether the band walks (implicit_gemm_band.hpp) take the ISA's tall kernel (Tall:
+// tile::KernelF32Tall, 64x6 on AVX-512) instead of Kernel (32x12): with a filter of at most
+// half of L2. A band tile reads the image in place, each pixel's run in lines of its own, so a
+// step of a 12-pixel tile broadcasts from 12 places and the loads, not the FMAs, set the pace;
+// a 6-pixel tile loads 10 values per 24 FMAs, not 14. A larger filter comes from L3 for every
+// pixel tile, and a 64-row tile reads twice its bytes per FMA. In-process on AVX-512
+// (docs/PERFORMANCE.md): conv1 1.07-1.13x, res3_3x3_s2 1.06-1.10x. Not for the channels-last
+// 1x1 layers, whose B is read in place too: 0.99-1.02x in quiet minutes, and res2_1x1_64_256
+// at batch 8 0.92-0.94x (its 64 KB filter read from L2 for every 6 pixels instead of 12).
+inline bool takes_tall_kernel(const ConvProblem& p) {
+  return band_serves(p) && band_filter_bytes(p) <= band_l2_bytes() / 2;
+}
+// Calls run.template operator()<K>() with the band walks' kernel K for p.
+template <class Kernel, class Tall, class Run>
 void with_band_kernel(const ConvProblem& p, Run&& run) {
-  if (band_short_runs(p)) run.template operator()<Stem>();
+  if (takes_tall_kernel(p)) run.template operator()<Tall>();
   else run.template operator()<Kernel>();
 }
-// Output channels per filter panel: the band's kernel's rows, or Kernel's rows or columns.
-template <class Kernel, class Stem>
+// Output channels per filter panel: the tall kernel's rows, or Kernel's rows or columns.
+template <class Kernel, class Tall>
 int64_t filter_panel_width(const ConvProblem& p, bool staged) {
-  if (band_short_runs(p)) return Stem::mr;
+  if (takes_tall_kernel(p)) return Tall::mr;
   return filter_as_rows(p, staged) ? Kernel::mr : Kernel::nr;
 }
-template <class Kernel, class Stem>
+template <class Kernel, class Tall>
 int64_t prepared_group_floats(const ConvProblem& p, bool staged) {
-  const int64_t w = filter_panel_width<Kernel, Stem>(p, staged);
+  const int64_t w = filter_panel_width<Kernel, Tall>(p, staged);
   return (p.kg() + w - 1) / w * filter_panel_stride(p.cg() * p.filter_spatial(), w);
 }
-template <class Kernel, class Stem>
+template <class Kernel, class Tall>
 std::size_t prepared_filter_floats(const ConvProblem& p) {
   // Room for either orientation: the call may take the other one (see above).
   const int64_t most =
-      std::max(prepared_group_floats<Kernel, Stem>(p, false), prepared_group_floats<Kernel, Stem>(p, true));
+      std::max(prepared_group_floats<Kernel, Tall>(p, false), prepared_group_floats<Kernel, Tall>(p, true));
   return std::size_t(kPreparedHeaderFloats + p.groups * most);
 }
+// Whether the filter panels' depth runs over channels innermost (l = tap C + c), the image
+// operand's order, else over taps innermost (l = c taps + tap).
+inline bool filter_channels_inner(const ConvProblem& p) {
+  return p.xs[1] == 1 || band_serves(p) || !implicit_gemm_channels_last(p);
+}
 // One group's filter (geo) into dst as panels for the orientation `staged` says.
-template <class Kernel, class Stem>
+template <class Kernel, class Tall>
 void pack_group_filter(const ConvProblem& p, const tile::ConvGeometry& geo, bool staged, float* dst) {
   tile::ConvGeometry order = geo;
-  order.channels_inner = geo.channels_inner || band_serves(p) || !implicit_gemm_channels_last(p);
+  order.channels_inner = filter_channels_inner(p);
   const tile::FilterOperand filter{&order, 0};
   auto pack = [&]<int W>(std::integral_constant<int, W>) {
     const int64_t stride = filter_panel_stride(geo.depth(), W);
     for (int64_t i = 0; i < p.kg(); i += W)
       filter.template pack<W>(i, std::min<int64_t>(W, p.kg() - i), 0, geo.depth(), dst + i / W * stride);
   };
-  const int64_t width = filter_panel_width<Kernel, Stem>(p, staged);
-  if (width == Stem::mr) pack(std::integral_constant<int, Stem::mr>{});
+  const int64_t width = filter_panel_width<Kernel, Tall>(p, staged);
+  if (width == Tall::mr) pack(std::integral_constant<int, Tall::mr>{});
   else if (width == Kernel::mr) pack(std::integral_constant<int, Kernel::mr>{});
   else pack(std::integral_constant<int, Kernel::nr>{});
 }
-template <class Kernel, class Stem>
+template <class Kernel, class Tall>
 void prepare_filter(const ConvProblem& p, const float* w, float* out) {
   const bool staged = pixels_first_staged<Kernel>(p);
   std::fill(out, out + kPreparedHeaderFloats, 0.f);
   out[0] = staged ? 1.f : 0.f;
+  out[1] = float(filter_panel_width<Kernel, Tall>(p, staged));
+  out[2] = filter_channels_inner(p) ? 1.f : 0.f;
   for (int64_t g = 0; g < p.groups; ++g)
-    pack_group_filter<Kernel, Stem>(p, group_geometry(p, nullptr, w, g), staged,
-                                    out + kPreparedHeaderFloats + g * prepared_group_floats<Kernel, Stem>(p, staged));
+    pack_group_filter<Kernel, Tall>(p, group_geometry(p, nullptr, w, g), staged,
+                                    out + kPreparedHeaderFloats + g * prepared_group_floats<Kernel, Tall>(p, staged));
+}
+
+// The panels of a filter prepared on another problem (the same channels and filter; the call
+// may differ in stride, padding or dilation) recut for this call where it takes panels of
+// another width (the tall kernel's band against a gathered image) or another depth order
+// (filter_channels_inner): kg channels over taps x C steps, panels filter_panel_stride apart,
+// lanes past kg zero. Before the order was recorded, a filter prepared on the band over NCHW x
+// gave wrong results on a call with a dilated row (gathered from the planes, taps innermost).
+struct PanelForm {
+  int64_t width;
+  bool channels_inner;
+  bool operator==(const PanelForm&) const = default;
+};
+inline void recut_panels(const float* src, PanelForm from, float* dst, PanelForm to, int64_t taps, int64_t C,
+                         int64_t kg) {
+  const int64_t depth = taps * C;
+  const int64_t src_stride = filter_panel_stride(depth, from.width), dst_stride = filter_panel_stride(depth, to.width);
+  for (int64_t k0 = 0; k0 < kg; k0 += to.width) {
+    float* panel = dst + k0 / to.width * dst_stride;
+    for (int64_t l = 0; l < depth; ++l) {
+      // Step l of `to` as (tap, c), then as a step of `from`.
+      const int64_t tap = to.channels_inner ? l / C : l % taps, c = to.channels_inner ? l % C : l / taps;
+      const int64_t ls = from.channels_inner ? tap * C + c : c * taps + tap;
+      for (int64_t i = 0; i < to.width; ++i) {
+        const int64_t k = k0 + i;
+        panel[l * to.width + i] =
+            k < kg ? src[k / from.width * src_stride + ls * from.width + k % from.width] : 0.f;
+      }
+    }
+  }
 }
 
 // Pixels per staging block of a staged output: the whole image when its kg x P block fits in
@@ -215,7 +259,7 @@ static inline tile::ConvGeometry channels_last_copy(const ConvProblem& p, const 
   return c;
 }
 
-template <class Kernel, class Stem>
+template <class Kernel, class Tall>
 void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
   float* x = a.x;
   float* y = a.y;
@@ -228,13 +272,28 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
   const bool pointwise = p.filter_spatial() == 1 && p.unit_stride() && p.pad == std::array<int64_t, 3>{0, 0, 0};
   // A prepared filter's orientation is its header's; an unprepared call chooses by shape.
   const bool staged = prepared ? a.prepared_w[0] != 0.f : pixels_first_staged<Kernel>(p);
-  const int64_t group_floats = prepared_group_floats<Kernel, Stem>(p, staged);
+  const int64_t group_floats = prepared_group_floats<Kernel, Tall>(p, staged);
   // Filter panels (W: the kernel's MR or NR) as the mainloop reads them; group g's prepared ones.
   auto panels_operand = [&]<int W>(std::integral_constant<int, W>, const float* panels) {
     const int64_t depth = p.cg() * p.filter_spatial();
     return tile::PrepackedOperand<float, W>{panels, depth, 0, filter_panel_stride(depth, W)};
   };
-  auto prepared_panels = [&](int64_t g) { return a.prepared_w + kPreparedHeaderFloats + g * group_floats; };
+  // The prepared panels, recut where they were prepared in another form (recut_panels).
+  const float* prepared_groups = prepared ? a.prepared_w + kPreparedHeaderFloats : nullptr;
+  if (prepared) {
+    const PanelForm from{int64_t(a.prepared_w[1]), a.prepared_w[2] != 0.f};
+    const PanelForm to{filter_panel_width<Kernel, Tall>(p, staged), filter_channels_inner(p)};
+    if (from != to) {
+      const int64_t depth = cg * p.filter_spatial();
+      const int64_t from_floats = (kg + from.width - 1) / from.width * filter_panel_stride(depth, from.width);
+      float* cut = static_cast<float*>(
+          tile::thread_pack_buffer(5).get(sizeof(float) * std::size_t(p.groups * group_floats)));
+      for (int64_t g = 0; g < p.groups; ++g)
+        recut_panels(prepared_groups + g * from_floats, from, cut + g * group_floats, to, p.filter_spatial(), cg, kg);
+      prepared_groups = cut;
+    }
+  }
+  auto prepared_panels = [&](int64_t g) { return prepared_groups + g * group_floats; };
   auto prepared_operand = [&]<int W>(std::integral_constant<int, W> width, int64_t g) {
     return panels_operand(width, prepared_panels(g));
   };
@@ -246,7 +305,7 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
     if (prepared) return prepared_panels(g);
     float* packed =
         static_cast<float*>(tile::thread_pack_buffer(buffer).get(sizeof(float) * std::size_t(group_floats)));
-    pack_group_filter<Kernel, Stem>(p, geo, false, packed);
+    pack_group_filter<Kernel, Tall>(p, geo, false, packed);
     return packed;
   };
   for (int64_t g = 0; g < p.groups; ++g) {
@@ -270,7 +329,7 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
                                       tile::b_operand(args.b), beta, yg, p.k, p.threads, bs, epi,
                                       tile::choose_pack_policy<Kernel>(args, bs));
         } else if (band_serves(p)) {
-          with_band_kernel<Kernel, Stem>(p, [&]<class K>() {
+          with_band_kernel<Kernel, Tall>(p, [&]<class K>() {
             if (band_panels_outer(p)) run_band_padded<K>(p, geo, filter_panels(geo, g, 0), yg, p.k, alpha, beta, epi);
             else run_band<K>(p, geo, filter_panels(geo, g, 0), yg, p.k, alpha, beta, epi);
           });
@@ -294,7 +353,7 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
       for (int64_t img = 0; img < p.n; ++img) {
         const int64_t offset = group_offset + img * p.ys[0];
         with_tile_epilogue(a.epilogue, false, offset, ldc, g * kg, [&](const auto& epi) {
-          with_band_kernel<Kernel, Stem>(p, [&]<class K>() {
+          with_band_kernel<Kernel, Tall>(p, [&]<class K>() {
             if (!band_panels_outer(p)) return run_band<K>(p, geo, panels, y + offset, ldc, alpha, beta, epi, img);
             // Long runs: the image channels-last (a copy of an NCHW one), then the padded band.
             const float* x_img = geo.x + img * p.xs[0];
@@ -396,9 +455,9 @@ struct ImplicitGemmIsa {
   void (*prepare)(const ConvProblem&, const float* w, float* out);
 };
 
-template <class Kernel, class Stem>
+template <class Kernel, class Tall>
 constexpr ImplicitGemmIsa implicit_gemm_isa() {
-  return {run_implicit_gemm<Kernel, Stem>, prepared_filter_floats<Kernel, Stem>, prepare_filter<Kernel, Stem>};
+  return {run_implicit_gemm<Kernel, Tall>, prepared_filter_floats<Kernel, Tall>, prepare_filter<Kernel, Tall>};
 }
 
 // One entry per ISA (implicit_gemm_<isa>.cpp).
