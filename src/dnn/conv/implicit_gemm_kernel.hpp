@@ -120,27 +120,30 @@ inline bool filter_as_rows(const ConvProblem& p, bool staged) {
   return implicit_gemm_channels_last(p) || band_serves(p) || staged;
 }
 // Whether the band walks (implicit_gemm_band.hpp) take the ISA's tall kernel (Tall:
-// tile::KernelF32Tall, 64x6 on AVX-512) instead of Kernel (32x12): with a filter of at most
-// half of L2. A band tile reads the image in place, each pixel's run in lines of its own, so a
-// step of a 12-pixel tile broadcasts from 12 places and the loads, not the FMAs, set the pace;
-// a 6-pixel tile loads 10 values per 24 FMAs, not 14. A larger filter comes from L3 for every
-// pixel tile, and a 64-row tile reads twice its bytes per FMA. In-process on AVX-512
-// (docs/PERFORMANCE.md): conv1 1.07-1.13x, res3_3x3_s2 1.06-1.10x. Not for the channels-last
-// 1x1 layers, whose B is read in place too: 0.99-1.02x in quiet minutes, and res2_1x1_64_256
-// at batch 8 0.92-0.94x (its 64 KB filter read from L2 for every 6 pixels instead of 12).
-inline bool takes_tall_kernel(const ConvProblem& p) {
-  return band_serves(p) && band_filter_bytes(p) <= band_l2_bytes() / 2;
+// tile::KernelF32Tall, 64x6 on AVX-512) instead of Kernel (32x12): where one of its filter
+// panels (Tall::mr channels over the whole depth) fits in half of L2. A band tile reads the
+// image in place, each pixel's run in lines of its own, so a step of a 12-pixel tile
+// broadcasts from 12 places and the loads, not the FMAs, set the pace; a 6-pixel tile loads 10
+// values per 24 FMAs, not 14, and reads twice the filter bytes per FMA, from L1 or L2.
+// In-process on AVX-512 against 32x12 (docs/PERFORMANCE.md): conv1 1.07-1.13x, res3_3x3_s2
+// 1.06-1.10x, res4_3x3_s2 0.99-1.09x; res5_3x3_s2 (1.2 MB panels) 0.93-0.94x at batch 1, so
+// not there. Not for the channels-last 1x1 layers either, whose B is read in place too:
+// 0.99-1.02x in quiet minutes, res2_1x1_64_256 at batch 8 0.92-0.94x (its 64 KB filter read
+// from L2 for every 6 pixels instead of 12).
+template <class Tall>
+bool takes_tall_kernel(const ConvProblem& p) {
+  return band_serves(p) && Tall::mr * p.cg() * p.filter_spatial() * int64_t(sizeof(float)) <= band_l2_bytes() / 2;
 }
 // Calls run.template operator()<K>() with the band walks' kernel K for p.
 template <class Kernel, class Tall, class Run>
 void with_band_kernel(const ConvProblem& p, Run&& run) {
-  if (takes_tall_kernel(p)) run.template operator()<Tall>();
+  if (takes_tall_kernel<Tall>(p)) run.template operator()<Tall>();
   else run.template operator()<Kernel>();
 }
 // Output channels per filter panel: the tall kernel's rows, or Kernel's rows or columns.
 template <class Kernel, class Tall>
 int64_t filter_panel_width(const ConvProblem& p, bool staged) {
-  if (takes_tall_kernel(p)) return Tall::mr;
+  if (takes_tall_kernel<Tall>(p)) return Tall::mr;
   return filter_as_rows(p, staged) ? Kernel::mr : Kernel::nr;
 }
 template <class Kernel, class Tall>
