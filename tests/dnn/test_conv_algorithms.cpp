@@ -267,7 +267,8 @@ TEST(ConvAlgorithms, ImplicitGemmReadsWideChannelsLastRowsInPlace) {
       {"groups", 1, 192, 80, 2, {10, 16}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
       {"k5_rect", 1, 24, 33, 1, {11, 19}, {5, 3}, {2, 0}, {1, 2}, {1, 1}},
       {"7_pixel_rows", 2, 128, 64, 1, {14, 14}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
-      // 28 pixels a row as 12 + 8 + 8 (band_tile_width), the last tile reading x up to its last column.
+      // 28 pixels a row as 12 + 8 + 8 on 12-pixel tiles (band_tile_width), as 4 x 6 + 4 on the
+      // tall kernel's 6-pixel ones, the last tile reading x up to its last column.
       {"28_pixel_rows_s2", 1, 48, 40, 1, {9, 56}, {3, 3}, {1, 1}, {2, 2}, {1, 1}},
       {"3_pixel_rows", 1, 72, 40, 1, {5, 3}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
       {"odd_runs", 2, 37, 20, 1, {7, 7}, {3, 3}, {0, 0}, {1, 1}, {1, 1}},  // 111 steps per filter row, 25 pixels
@@ -276,6 +277,9 @@ TEST(ConvAlgorithms, ImplicitGemmReadsWideChannelsLastRowsInPlace) {
       // Padding wider than the filter: corner outputs see no tap inside the image (their
       // tiles skip the whole depth and write alpha * 0 + beta * y).
       {"pad_gt_kernel", 2, 32, 20, 1, {6, 7}, {3, 3}, {4, 4}, {2, 2}, {1, 1}},
+      // A depth of 4680: the tall kernel's 64-channel panel (1.2 MB) outgrows half of a 2 MB L2,
+      // so the walks run on the ISA's own kernel (32x12 on AVX-512; takes_tall_kernel).
+      {"deep_filter", 1, 520, 40, 1, {5, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
   };
   // Both walks (band_panels_outer), whichever this machine's L2 would choose for each shape.
   for (const char* walk : {"rows", "panels"}) {
