@@ -245,25 +245,34 @@ TEST(ConvPrepared, ImplicitGemmNchwFilterPreparedInEitherOrientationServesTheOth
   EXPECT_GE(compared, 16);
 }
 
-// A prepared filter serves other strides, paddings and dilations, which may take implicit
-// GEMM another way: an undilated row reads the image in place (the band walks: on AVX-512 on
-// 64-row tiles, tile::KernelF32Tall, the depth channels innermost), a dilated one gathers it
-// (32-row tiles; from NCHW x with taps innermost). The prepared filter says which panels it
-// holds, and a call that takes the other form recuts them (recut_panels). 70 output channels:
-// a full and a ragged 64-channel panel, three 32-channel ones. Each serves the other, the
-// unprepared result bitwise on its own problem and up to summation order on the other.
+// A prepared filter serves other strides, paddings and dilations and other x strides, which
+// may take implicit GEMM another way: an undilated row reads the image in place (the band
+// walks: on AVX-512 on 64-row tiles, tile::KernelF32Tall, the depth channels innermost), as
+// does a 1x1 layer on packed channels-last x with a filter within half of L1; a dilated row,
+// or a strided view of x, gathers the image (32-row tiles; from NCHW x with taps innermost).
+// The prepared filter says which panels it holds, and a call that takes the other form
+// recuts them (recut_panels). 70 output channels: a full and a ragged 64-channel panel, three
+// 32-channel ones. Each serves the other, the unprepared result bitwise on its own problem
+// and up to summation order on the other.
 TEST(ConvPrepared, ImplicitGemmFilterPreparedInAnotherFormIsRecut) {
   struct Pair {
-    Spec band, gathered;
+    Spec in_place, gathered;
     Layout x_layout;
+    bool gathered_x_strided;  // the gathered problem: x a view with pixels C + 2 floats apart
   };
   const std::vector<Pair> pairs{
       {{"3x3_rows", 2, 24, 70, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
        {"3x3_dilated", 1, 24, 70, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 2}},
-       Layout::nhwc},
+       Layout::nhwc,
+       false},
       {{"stem_nchw_x", 1, 3, 70, 1, {11, 12}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
        {"stem_nchw_x_dilated", 2, 3, 70, 1, {11, 12}, {7, 7}, {3, 3}, {2, 2}, {1, 2}},
-       Layout::nchw},
+       Layout::nchw,
+       false},
+      {{"1x1_packed", 2, 24, 70, 1, {9, 10}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+       {"1x1_strided_view", 1, 24, 70, 1, {9, 10}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+       Layout::nhwc,
+       true},
   };
   const ConvAlgo algo = ConvAlgo::implicit_gemm;
   int compared = 0;
@@ -273,20 +282,25 @@ TEST(ConvPrepared, ImplicitGemmFilterPreparedInAnotherFormIsRecut) {
         Handle h;
         h.set_isa(isa);
         h.set_num_threads(threads);
-        auto descs = [&](const Spec& s) {
+        auto descs = [&](const Spec& s, bool strided) {
           Descs d = make_descs(s, Layout::nhwc, FilterLayout::krsc);
           d.x = make_descs(s, pair.x_layout, FilterLayout::krsc).x;
+          if (strided) {
+            const int64_t C = s.c, H = s.in[0], W = s.in[1], rs = W * (C + 2) + 3;
+            d.x = TensorDesc(DType::f32, {s.n, C, H, W}, {H * rs, 1, rs, C + 2});
+          }
           return d;
         };
-        const Descs db = descs(pair.band), dg = descs(pair.gathered);
-        const auto w = random_floats(db.w.element_count(), 2);
-        const auto xb = random_floats(db.x.span(), 1), xg = random_floats(dg.x.span(), 3);
-        const PreparedFilter on_band = prepare_forward_filter(h, db.x, db.w, w.data(), db.conv, db.y, algo);
+        const Descs di = descs(pair.in_place, false), dg = descs(pair.gathered, pair.gathered_x_strided);
+        const auto w = random_floats(di.w.element_count(), 2);
+        const auto xi = random_floats(di.x.span(), 1), xg = random_floats(dg.x.span(), 3);
+        const PreparedFilter on_in_place = prepare_forward_filter(h, di.x, di.w, w.data(), di.conv, di.y, algo);
         const PreparedFilter on_gathered = prepare_forward_filter(h, dg.x, dg.w, w.data(), dg.conv, dg.y, algo);
-        const std::string what = pair.band.name + " " + std::string(isa_name(isa)) + " t" + std::to_string(threads);
-        compared += expect_each_serves_the_other(h, algo, {db, xb, on_band}, {dg, xg, on_gathered}, w, what);
+        const std::string what =
+            pair.in_place.name + " " + std::string(isa_name(isa)) + " t" + std::to_string(threads);
+        compared += expect_each_serves_the_other(h, algo, {di, xi, on_in_place}, {dg, xg, on_gathered}, w, what);
       }
-  EXPECT_GE(compared, 16);
+  EXPECT_GE(compared, 24);
 }
 
 TEST(ConvPrepared, FusedForwardWithAPreparedFilter) {

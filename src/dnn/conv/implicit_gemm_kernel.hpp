@@ -127,16 +127,24 @@ inline bool filter_as_rows(const ConvProblem& p, bool staged) {
 // values per 24 FMAs, not 14, and reads twice the filter bytes per FMA, from L1 or L2.
 // In-process on AVX-512 against 32x12 (docs/PERFORMANCE.md): conv1 1.07-1.13x, res3_3x3_s2
 // 1.06-1.10x, res4_3x3_s2 0.99-1.09x; res5_3x3_s2 (1.2 MB panels) 0.93-0.94x at batch 1, so
-// not there. Not for the channels-last 1x1 layers either, whose B is read in place too:
-// 0.99-1.02x in quiet minutes, res2_1x1_64_256 at batch 8 0.92-0.94x (its 64 KB filter read
-// from L2 for every 6 pixels instead of 12).
+// not there. The channels-last 1x1 layers read B in place too, but their filter, where it
+// outgrows L1, comes from L2 for every 6 pixels instead of 12: on 64x6 0.99-1.02x in quiet
+// minutes, res2_1x1_64_256 (64 KB) at batch 8 0.92-0.94x; so only those whose filter fits in
+// half of L1 (res2_1x1_64_64, 16 KB: 1.02-1.21x).
+inline bool pointwise_in_place(const ConvProblem& p) {
+  return implicit_gemm_channels_last(p) && p.x_nhwc() && p.filter_spatial() == 1 && p.unit_stride() &&
+         p.pad == std::array<int64_t, 3>{0, 0, 0};
+}
 template <class Tall>
 bool takes_tall_kernel(const ConvProblem& p) {
-  return band_serves(p) && Tall::mr * p.cg() * p.filter_spatial() * int64_t(sizeof(float)) <= band_l2_bytes() / 2;
+  const int64_t panel_bytes = Tall::mr * p.cg() * p.filter_spatial() * int64_t(sizeof(float));
+  if (pointwise_in_place(p)) return band_filter_bytes(p) <= int64_t(cpu_features().l1d_bytes) / 2;
+  return band_serves(p) && panel_bytes <= band_l2_bytes() / 2;
 }
-// Calls run.template operator()<K>() with the band walks' kernel K for p.
+// Calls run.template operator()<K>() with the channels-as-rows kernel K for p where it reads
+// the image in place (the band walks, the channels-last 1x1 layers).
 template <class Kernel, class Tall, class Run>
-void with_band_kernel(const ConvProblem& p, Run&& run) {
+void with_rows_kernel(const ConvProblem& p, Run&& run) {
   if (takes_tall_kernel<Tall>(p)) run.template operator()<Tall>();
   else run.template operator()<Kernel>();
 }
@@ -322,17 +330,20 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
       // C = Y[k, pixel] for the whole batch: channels are rows.
       with_tile_epilogue(a.epilogue, true, group_offset, p.k, g * kg, [&](const auto& epi) {
         const int64_t m = kg, n = p.n * P;
-        if (pointwise && p.x_nhwc()) {
-          tile::GemmArgs<float> args;
-          args.m = m, args.n = n, args.k = cg, args.alpha = alpha, args.beta = beta, args.c = yg, args.ldc = p.k;
-          args.a = filter_view;
-          args.b = {geo.x, 1, p.c};  // (c, pixel): channels contiguous, pixels every C
-          if (!prepared) return tile::gemm<Kernel>(args, p.threads, bs, epi);
-          tile::gemm_operands<Kernel>(m, n, cg, alpha, prepared_operand(rows, g),
-                                      tile::b_operand(args.b), beta, yg, p.k, p.threads, bs, epi,
-                                      tile::choose_pack_policy<Kernel>(args, bs));
+        if (pointwise_in_place(p)) {
+          with_rows_kernel<Kernel, Tall>(p, [&]<class K>() {
+            const tile::BlockSizes& kbs = implicit_gemm_blocks<K>();
+            tile::GemmArgs<float> args;
+            args.m = m, args.n = n, args.k = cg, args.alpha = alpha, args.beta = beta, args.c = yg, args.ldc = p.k;
+            args.a = filter_view;
+            args.b = {geo.x, 1, p.c};  // (c, pixel): channels contiguous, pixels every C
+            if (!prepared) return tile::gemm<K>(args, p.threads, kbs, epi);
+            tile::gemm_operands<K>(m, n, cg, alpha, prepared_operand(std::integral_constant<int, K::mr>{}, g),
+                                   tile::b_operand(args.b), beta, yg, p.k, p.threads, kbs, epi,
+                                   tile::choose_pack_policy<K>(args, kbs));
+          });
         } else if (band_serves(p)) {
-          with_band_kernel<Kernel, Tall>(p, [&]<class K>() {
+          with_rows_kernel<Kernel, Tall>(p, [&]<class K>() {
             if (band_panels_outer(p)) run_band_padded<K>(p, geo, filter_panels(geo, g, 0), yg, p.k, alpha, beta, epi);
             else run_band<K>(p, geo, filter_panels(geo, g, 0), yg, p.k, alpha, beta, epi);
           });
@@ -356,7 +367,7 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
       for (int64_t img = 0; img < p.n; ++img) {
         const int64_t offset = group_offset + img * p.ys[0];
         with_tile_epilogue(a.epilogue, false, offset, ldc, g * kg, [&](const auto& epi) {
-          with_band_kernel<Kernel, Tall>(p, [&]<class K>() {
+          with_rows_kernel<Kernel, Tall>(p, [&]<class K>() {
             if (!band_panels_outer(p)) return run_band<K>(p, geo, panels, y + offset, ldc, alpha, beta, epi, img);
             // Long runs: the image channels-last (a copy of an NCHW one), then the padded band.
             const float* x_img = geo.x + img * p.xs[0];
