@@ -126,11 +126,13 @@ inline bool filter_as_rows(const ConvProblem& p, bool staged) {
 // broadcasts from 12 places and the loads, not the FMAs, set the pace; a 6-pixel tile loads 10
 // values per 24 FMAs, not 14, and reads twice the filter bytes per FMA, from L1 or L2.
 // In-process on AVX-512 against 32x12 (docs/PERFORMANCE.md): conv1 1.07-1.13x, res3_3x3_s2
-// 1.06-1.10x, res4_3x3_s2 0.99-1.09x; res5_3x3_s2 (1.2 MB panels) 0.93-0.94x at batch 1, so
+// 1.06-1.10x, res4_3x3_s2 1.07-1.15x; res5_3x3_s2 (1.2 MB panels) 0.93-0.94x at batch 1, so
 // not there. The channels-last 1x1 layers read B in place too, but their filter, where it
 // outgrows L1, comes from L2 for every 6 pixels instead of 12: on 64x6 0.99-1.02x in quiet
 // minutes, res2_1x1_64_256 (64 KB) at batch 8 0.92-0.94x; so only those whose filter fits in
-// half of L1 (res2_1x1_64_64, 16 KB: 1.02-1.21x).
+// half of L1 (res2_1x1_64_64, 16 KB: 0.96-1.04x on 1 thread, 1.01-1.17x on 2).
+// pointwise_in_place: a 1x1, stride-1, unpadded layer from packed channels-last x into
+// channels-last y, a plain GEMM whose B (pixel j's channels at x + j C) is read in place.
 inline bool pointwise_in_place(const ConvProblem& p) {
   return implicit_gemm_channels_last(p) && p.x_nhwc() && p.filter_spatial() == 1 && p.unit_stride() &&
          p.pad == std::array<int64_t, 3>{0, 0, 0};
