@@ -476,7 +476,8 @@ TEST(ConvPrepared, RefusesCallsItWasNotPreparedForAndWritesNothing) {
 TEST(ConvPrepared, Bf16FilterIsPackedForAmxOrKeptAndAgreesBitwise) {
   const Spec s{"bf16_3x3", 2, 64, 40, 1, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
   // AMX serves on the AVX-512 path only (STRATA_ISA=avx2 or generic turns it off).
-  const bool amx = cpu_features().amx_bf16 && cpu_features().avx512_bf16 && amx_ready() && Handle().isa() == Isa::avx512;
+  const bool amx =
+      cpu_features().amx_bf16 && cpu_features().avx512_bf16 && amx_ready() && Handle().isa() == Isa::avx512;
   for (auto [layout, fl] : {std::pair{Layout::nhwc, FilterLayout::krsc}, std::pair{Layout::nchw, FilterLayout::kcrs}}) {
     const Descs d = make_descs(s, layout, fl, DType::bf16);
     auto to_bf16 = [](const std::vector<float>& f) { return std::vector<bf16>(f.begin(), f.end()); };
