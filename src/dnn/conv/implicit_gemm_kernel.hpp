@@ -139,9 +139,9 @@ inline bool pointwise_in_place(const ConvProblem& p) {
 }
 template <class Tall>
 bool takes_tall_kernel(const ConvProblem& p) {
-  const int64_t panel_bytes = Tall::mr * p.cg() * p.filter_spatial() * int64_t(sizeof(float));
   if (pointwise_in_place(p)) return band_filter_bytes(p) <= int64_t(cpu_features().l1d_bytes) / 2;
-  return band_serves(p) && panel_bytes <= band_l2_bytes() / 2;
+  if (!band_serves(p)) return false;
+  return Tall::mr * p.cg() * p.filter_spatial() * int64_t(sizeof(float)) <= band_l2_bytes() / 2;
 }
 // Calls run.template operator()<K>() with the channels-as-rows kernel K for p where it reads
 // the image in place (the band walks, the channels-last 1x1 layers).
