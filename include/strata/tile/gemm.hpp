@@ -105,6 +105,24 @@ PackPolicy choose_pack_policy(const GemmArgs<T, TA, TB>& g, const BlockSizes& bs
   return p;
 }
 
+// Blocks for the tile-stationary walk of a prepacked A (PackPolicy::stationary_a): all rows in
+// one block, k blocks of equal depth within two thirds of L1 for an A tile (MR x kc) -- the
+// tile stays there while it meets every column panel of the block -- and blocks of as many
+// column panels as the walk takes (stationary_block_panels, mainloop.hpp: 192 columns on 6-wide
+// panels, 96 KB of B at kc 128, from L2). Shape and cache sizes only, so thread-count
+// independent. Why this walk, and where: dnn's channels-last 1x1 layers (implicit_gemm_kernel.hpp).
+template <class Kernel>
+BlockSizes stationary_blocks(int64_t m, int64_t k) {
+  using T = typename Kernel::T;
+  const int64_t per_step = Kernel::mr * int64_t(sizeof(T));
+  const int64_t kc = std::max<int64_t>(64, int64_t(cpu_features().l1d_bytes) * 2 / 3 / per_step / 16 * 16);
+  BlockSizes b;
+  b.mc = std::max<int64_t>(Kernel::mr, (m + Kernel::mr - 1) / Kernel::mr * Kernel::mr);
+  b.kc = balanced_depth(k, kc);
+  b.nc = stationary_block_panels * Kernel::nr;
+  return b;
+}
+
 // Block sizes for this call. When B is read in place (streamed), its micro-panel (kc x NR)
 // stays in L1 while the A block streams past it, so the k block grows until that panel alone
 // would fill L1 (bs.kc sized A's and B's micro-panels together to 7/8 of it): for k up to
@@ -136,6 +154,7 @@ template <class Kernel>
 BlockSizes streaming_blocks(int64_t m, int64_t n, int64_t k, const BlockSizes& bs, PackPolicy policy, int parts,
                             bool b_prepacked) {
   BlockSizes b = bs;
+  if (policy.stationary_a) return stationary_blocks<Kernel>(m, k);
   if (!policy.pack_b || (b_prepacked && m <= 4 * Kernel::mr)) {
     const int64_t kmax = bs.kc * (Kernel::mr + Kernel::nr) / Kernel::nr;
     const int64_t pieces = (k + kmax - 1) / kmax;

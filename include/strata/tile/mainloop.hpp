@@ -25,7 +25,14 @@ STRATA_TILE_NS_BEGIN
 struct PackPolicy {
   bool pack_a = true;  // false: read op(A) in place (needs unit row stride)
   bool pack_b = true;  // false: read op(B) in place (any strides)
+  // A prepacked A walked tile-stationary over every column panel of a block (Mainloop::
+  // a_stationary), its k blocks sized to stay in L1 while B's panels stream past from L2
+  // (streaming_blocks, gemm.hpp). Ignored for an A packed per call.
+  bool stationary_a = false;
 };
+// The most column panels a block walked tile-stationary by request may hold (the walk keeps
+// them on the stack); its A tiles come from L2 and fetch nothing ahead.
+inline constexpr int64_t stationary_block_panels = 32;
 
 // AOp/BOp: operands (operand.hpp). Only in-memory operands of the kernel's own element type
 // can be read in place; everything else (narrower types, virtual matrices) is packed.
@@ -151,7 +158,8 @@ struct Mainloop {
             return bt;
           };
           if constexpr (a_prepacked) {
-            if (tri == Triangle::none && !cut_depth && nc <= a_stationary_panels * NR && mc > MR) {
+            const int64_t most_panels = policy.stationary_a ? stationary_block_panels : a_stationary_panels;
+            if (tri == Triangle::none && !cut_depth && nc <= most_panels * NR && mc > MR) {
               a_stationary(mc, nc, kc, a, ic, pc, b_panel, c + ic + jc * ldc, ldc, alpha, beta_step, edge);
               if constexpr (!Epilogue::is_identity)
                 if (last_step)
@@ -294,8 +302,8 @@ struct Mainloop {
   static constexpr int64_t a_stationary_panels = 5;
 
   // C[0:mc, 0:nc] of one block, A tile by A tile; b_panel(jr, nr) gives the B panels (their
-  // next panels not fetched: each is read by every tile). The same kernel calls per tile as
-  // the column-panel walk: the same bits. While a tile computes, its column panels fetch the
+  // next panels fetched by the first tile only: the others find them in L2). The same kernel
+  // calls per tile as the column-panel walk: the same bits. While a tile computes, its column panels fetch the
   // next tile's slice from memory (run_column's line fetch, into L2), the slice split among
   // them in proportion to their widths, so that memory is asked for it at the rate the tile
   // consumes it. In-process at batch 1, 1 thread, against the whole slice fetched during the
@@ -305,18 +313,18 @@ struct Mainloop {
   template <class BPanels>
   static void a_stationary(int64_t mc, int64_t nc, int64_t kc, const AOp& a, int64_t ic, int64_t pc,
                            const BPanels& b_panel, T* c, int64_t ldc, T alpha, T beta, T* edge) {
-    BPanel panels[a_stationary_panels];
+    BPanel panels[stationary_block_panels];
     const int64_t count = (nc + NR - 1) / NR, full = nc / NR;
     // Bytes of the next slice panel q's k step names (0: it fetches nothing), from offset[q] on:
     // at most MR values a step (128 bytes for f32 and f64, two lines: LineFetch's most). A
     // narrow panel takes a share only beside at most one full panel (Winograd's 12 + 4): beside
     // two or more their shares suffice, and a narrow one's had cost res2_3x3 (8 columns beside
     // 4 full panels, its U in L2) 2-3%.
-    int64_t widths[a_stationary_panels] = {}, share[a_stationary_panels], offset[a_stationary_panels];
+    int64_t widths[stationary_block_panels] = {}, share[stationary_block_panels], offset[stationary_block_panels];
     for (int64_t q = 0; q < count; ++q) {
       const int64_t nr = std::min<int64_t>(NR, nc - q * NR);
       panels[q] = b_panel(q * NR, nr);
-      if ((nr == NR || full <= 1) && fetching_panel(nr, panels[q])) widths[q] = nr;
+      if (count <= a_stationary_panels && (nr == NR || full <= 1) && fetching_panel(nr, panels[q])) widths[q] = nr;
     }
     split_slice_fetch(widths, count, kc * MR * int64_t(sizeof(T)), kc, share, offset);
     for (int64_t ir = 0; ir < mc; ir += MR) {
@@ -337,6 +345,12 @@ struct Mainloop {
               else
                 K::run(kc, at, MR, bt.data, bt.ps, bt.js, ct, ldc, alpha, beta);
             });
+            continue;
+          }
+          // The block's first A tile meets each in-place column panel first, from L3 or memory:
+          // it fetches the next panel a line a step, as the column walk does.
+          if (ir == 0 && bt.next && mr == MR && nr == NR) {
+            Kernel::run_column(1, kc, at, 0, bt.data, bt.ps, bt.js, ct, ldc, alpha, beta, nullptr, bt.next);
             continue;
           }
         }

@@ -127,18 +127,37 @@ inline bool filter_as_rows(const ConvProblem& p, bool staged) {
 // values per 24 FMAs, not 14, and reads twice the filter bytes per FMA, from L1 or L2.
 // In-process on AVX-512 against 32x12 (docs/PERFORMANCE.md): conv1 1.07-1.13x, res3_3x3_s2
 // 1.06-1.10x, res4_3x3_s2 1.07-1.15x; res5_3x3_s2 (1.2 MB panels) 0.93-0.94x at batch 1, so
-// not there. The channels-last 1x1 layers read B in place too, but their filter, where it
-// outgrows L1, comes from L2 for every 6 pixels instead of 12: on 64x6 0.99-1.02x in quiet
-// minutes, res2_1x1_64_256 (64 KB) at batch 8 0.92-0.94x; so only those whose filter fits in
-// half of L1 (res2_1x1_64_64, 16 KB: 0.96-1.04x on 1 thread, 1.01-1.17x on 2).
+// not there. The channels-last 1x1 layers read B in place too; walked down the columns, their
+// filter, where it outgrows L1, comes from L2 for every 6 pixels instead of 12 (0.92-1.02x), so
+// on 64x6 they walk tile-stationary (pointwise_stationary, below), and down the columns only
+// where the filter fits in half of L1 (res2_1x1_64_64, 16 KB: 0.96-1.04x on 1 thread, 1.01-1.17x
+// on 2).
 // pointwise_in_place: a 1x1, stride-1, unpadded layer from packed channels-last x into
 // channels-last y, a plain GEMM whose B (pixel j's channels at x + j C) is read in place.
 inline bool pointwise_in_place(const ConvProblem& p) {
   return implicit_gemm_channels_last(p) && p.x_nhwc() && p.filter_spatial() == 1 && p.unit_stride() &&
          p.pad == std::array<int64_t, 3>{0, 0, 0};
 }
-template <class Tall>
+// pointwise_stationary: such a layer walked tile-stationary on the tall kernel (a distinct one:
+// AVX-512's 64x6), filters up to half of L2: each 64-channel tile, 128 deep (tile::
+// stationary_blocks), stays in L1 while it meets 192 pixels' runs, which stream from L2 -- the
+// filter is read from L2 once per 192 pixels, not once per 12, and a step loads 10 values per
+// 24 FMAs, not 14. Stand-alone against the 32x12 column walk (fractions of an FMA-only loop,
+// interleaved): 0.90-0.93 against 0.92-0.96 in quiet minutes, 0.76-0.86 against 0.62-0.81 in
+// the host's slow phases, which the column walk's L2 stream of the filter suffers most from.
+// In the library (res2-res4 1x1 layers summed, batch 1, 1 thread, 25 runs alternating with the
+// column-walk build): 0.95-0.99x of oneDNN, against 0.87-1.01x down the columns (0.87-0.92x in
+// every slow run); in-process 0.97-1.02x of the column walk in quiet minutes, 1.02-1.08x in slow
+// ones. Larger filters (res5) keep the column walks, which fetch their A slices from memory; one
+// tile's worth of channels (res2_1x1_256_64) has nothing to hold still: 0.96-1.00x on 64x6.
+template <class Kernel, class Tall>
+bool pointwise_stationary(const ConvProblem& p) {
+  return !std::is_same_v<Kernel, Tall> && pointwise_in_place(p) && p.kg() > Tall::mr &&
+         band_filter_bytes(p) <= int64_t(cpu_features().l2_bytes) / 2;
+}
+template <class Kernel, class Tall>
 bool takes_tall_kernel(const ConvProblem& p) {
+  if (pointwise_stationary<Kernel, Tall>(p)) return true;
   if (pointwise_in_place(p)) return band_filter_bytes(p) <= int64_t(cpu_features().l1d_bytes) / 2;
   if (!band_serves(p)) return false;
   return Tall::mr * p.cg() * p.filter_spatial() * int64_t(sizeof(float)) <= band_l2_bytes() / 2;
@@ -147,13 +166,13 @@ bool takes_tall_kernel(const ConvProblem& p) {
 // the image in place (the band walks, the channels-last 1x1 layers).
 template <class Kernel, class Tall, class Run>
 void with_rows_kernel(const ConvProblem& p, Run&& run) {
-  if (takes_tall_kernel<Tall>(p)) run.template operator()<Tall>();
+  if (takes_tall_kernel<Kernel, Tall>(p)) run.template operator()<Tall>();
   else run.template operator()<Kernel>();
 }
 // Output channels per filter panel: the tall kernel's rows, or Kernel's rows or columns.
 template <class Kernel, class Tall>
 int64_t filter_panel_width(const ConvProblem& p, bool staged) {
-  if (takes_tall_kernel<Tall>(p)) return Tall::mr;
+  if (takes_tall_kernel<Kernel, Tall>(p)) return Tall::mr;
   return filter_as_rows(p, staged) ? Kernel::mr : Kernel::nr;
 }
 template <class Kernel, class Tall>
@@ -332,7 +351,15 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
       // C = Y[k, pixel] for the whole batch: channels are rows.
       with_tile_epilogue(a.epilogue, true, group_offset, p.k, g * kg, [&](const auto& epi) {
         const int64_t m = kg, n = p.n * P;
-        if (pointwise_in_place(p)) {
+        if (pointwise_stationary<Kernel, Tall>(p)) {
+          // The filter as panels (prepared, or packed now), walked tile-stationary over x in place.
+          constexpr std::integral_constant<int, Tall::mr> tall_rows{};
+          tile::PackPolicy policy;
+          policy.pack_b = false, policy.stationary_a = true;
+          tile::gemm_operands<Tall>(m, n, cg, alpha, panels_operand(tall_rows, filter_panels(geo, g, 0)),
+                                    tile::b_operand(tile::MatrixView<float>{geo.x, 1, p.c}), beta, yg, p.k, p.threads,
+                                    implicit_gemm_blocks<Tall>(), epi, policy);
+        } else if (pointwise_in_place(p)) {
           with_rows_kernel<Kernel, Tall>(p, [&]<class K>() {
             const tile::BlockSizes& kbs = implicit_gemm_blocks<K>();
             tile::GemmArgs<float> args;
