@@ -147,7 +147,7 @@ inline bool pointwise_in_place(const ConvProblem& p) {
 // the host's slow phases, which the column walk's L2 stream of the filter suffers most from.
 // In the library (res2-res4 1x1 layers summed, batch 1, 1 thread, 25 runs alternating with the
 // column-walk build): 0.95-0.99x of oneDNN, against 0.87-1.01x down the columns (0.87-0.92x in
-// every slow run); in-process 0.97-1.02x of the column walk in quiet minutes, 1.02-1.08x in slow
+// every slow run); in-process 0.97-1.02x of the column walk in quiet minutes, 1.02-1.12x in slow
 // ones. Larger filters (res5) keep the column walks, which fetch their A slices from memory; one
 // tile's worth of channels (res2_1x1_256_64) has nothing to hold still: 0.96-1.00x on 64x6.
 template <class Kernel, class Tall>
