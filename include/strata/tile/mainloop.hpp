@@ -303,13 +303,13 @@ struct Mainloop {
 
   // C[0:mc, 0:nc] of one block, A tile by A tile; b_panel(jr, nr) gives the B panels (their
   // next panels fetched by the first tile only: the others find them in L2). The same kernel
-  // calls per tile as the column-panel walk: the same bits. While a tile computes, its column panels fetch the
-  // next tile's slice from memory (run_column's line fetch, into L2), the slice split among
-  // them in proportion to their widths, so that memory is asked for it at the rate the tile
-  // consumes it. In-process at batch 1, 1 thread, against the whole slice fetched during the
-  // first panel (4-5 times that rate): res5_1x1_512_2048, res5_proj_s2, res5_1x1_2048_512
-  // 1.04-1.07x (full panels; into L1 rather than L2 alike); Winograd res5_3x3 (16 tiles: 12 +
-  // 4, the narrow panel taking its quarter) 1.04-1.10x.
+  // calls per tile as the column-panel walk: the same bits. While a tile computes, its column
+  // panels fetch the next tile's slice from memory (run_column's line fetch, into L2), the
+  // slice split among them in proportion to their widths, so that memory is asked for it at
+  // the rate the tile consumes it. In-process at batch 1, 1 thread, against the whole slice
+  // fetched during the first panel (4-5 times that rate): res5_1x1_512_2048, res5_proj_s2,
+  // res5_1x1_2048_512 1.04-1.07x (full panels; into L1 rather than L2 alike); Winograd
+  // res5_3x3 (16 tiles: 12 + 4, the narrow panel taking its quarter) 1.04-1.10x.
   template <class BPanels>
   static void a_stationary(int64_t mc, int64_t nc, int64_t kc, const AOp& a, int64_t ic, int64_t pc,
                            const BPanels& b_panel, T* c, int64_t ldc, T alpha, T beta, T* edge) {
