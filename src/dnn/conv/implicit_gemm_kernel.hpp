@@ -331,6 +331,7 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
   };
   constexpr std::integral_constant<int, Kernel::mr> rows{};
   constexpr std::integral_constant<int, Kernel::nr> cols{};
+  constexpr std::integral_constant<int, Tall::mr> tall_rows{};
   // Group g's filter as its prepared panels (unstaged orientation): from the call, or packed
   // now into this thread's pack buffer `buffer`.
   auto filter_panels = [&](const tile::ConvGeometry& geo, int64_t g, int buffer) -> const float* {
@@ -351,21 +352,21 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
       // C = Y[k, pixel] for the whole batch: channels are rows.
       with_tile_epilogue(a.epilogue, true, group_offset, p.k, g * kg, [&](const auto& epi) {
         const int64_t m = kg, n = p.n * P;
+        const tile::MatrixView<float> pixels{geo.x, 1, p.c};  // (c, pixel) in place: channels contiguous
         if (pointwise_stationary<Kernel, Tall>(p)) {
           // The filter as panels (prepared, or packed now), walked tile-stationary over x in place.
-          constexpr std::integral_constant<int, Tall::mr> tall_rows{};
           tile::PackPolicy policy;
           policy.pack_b = false, policy.stationary_a = true;
           tile::gemm_operands<Tall>(m, n, cg, alpha, panels_operand(tall_rows, filter_panels(geo, g, 0)),
-                                    tile::b_operand(tile::MatrixView<float>{geo.x, 1, p.c}), beta, yg, p.k, p.threads,
-                                    implicit_gemm_blocks<Tall>(), epi, policy);
+                                    tile::b_operand(pixels), beta, yg, p.k, p.threads, implicit_gemm_blocks<Tall>(),
+                                    epi, policy);
         } else if (pointwise_in_place(p)) {
           with_rows_kernel<Kernel, Tall>(p, [&]<class K>() {
             const tile::BlockSizes& kbs = implicit_gemm_blocks<K>();
             tile::GemmArgs<float> args;
             args.m = m, args.n = n, args.k = cg, args.alpha = alpha, args.beta = beta, args.c = yg, args.ldc = p.k;
             args.a = filter_view;
-            args.b = {geo.x, 1, p.c};  // (c, pixel): channels contiguous, pixels every C
+            args.b = pixels;
             if (!prepared) return tile::gemm<K>(args, p.threads, kbs, epi);
             tile::gemm_operands<K>(m, n, cg, alpha, prepared_operand(std::integral_constant<int, K::mr>{}, g),
                                    tile::b_operand(args.b), beta, yg, p.k, p.threads, kbs, epi,
