@@ -161,10 +161,9 @@ TEST(ConvPrepared, FewPixelsAgainstTheReference) {
 // AVX-512, 128 deep) over blocks of 192 pixels read in place (tile::PackPolicy::stationary_a):
 // a ragged channel tile (100 = 64 + 36), three k blocks (300 = 128 + 128 + 44), three pixel
 // blocks with a ragged last panel (2 x 13 x 17 = 442 pixels), against the reference on every
-// ISA (alpha 0.75, beta 0.5); prepared bitwise equal to unprepared, and
-// 2 threads to 1.
-TEST(ConvPrepared, PointwiseLayersWalkedTileStationary) {
-  const Spec s{"1x1_stationary", 2, 300, 100, 1, {13, 17}, {1, 1}, {0, 0}, {1, 1}, {1, 1}};
+// ISA (alpha 0.75, beta 0.5); prepared bitwise equal to unprepared, and 2 threads to 1. Then
+// two groups of 100 input and 80 output channels (each group's pixels every 200 values).
+void expect_pointwise_walk(const Spec& s) {
   const Descs d = make_descs(s, Layout::nhwc, FilterLayout::krsc);
   const auto x = random_floats(d.x.span(), 1), w = random_floats(d.w.element_count(), 2);
   const testref::Conv3d geo(d.x, d.w, d.conv, d.y);
@@ -190,7 +189,12 @@ TEST(ConvPrepared, PointwiseLayersWalkedTileStationary) {
       ++compared;
     }
   }
-  EXPECT_GE(compared, 2);
+  EXPECT_GE(compared, 2) << s.name;
+}
+
+TEST(ConvPrepared, PointwiseLayersWalkedTileStationary) {
+  expect_pointwise_walk({"1x1_stationary", 2, 300, 100, 1, {13, 17}, {1, 1}, {0, 0}, {1, 1}, {1, 1}});
+  expect_pointwise_walk({"1x1_groups", 2, 200, 160, 2, {9, 11}, {1, 1}, {0, 0}, {1, 1}, {1, 1}});
 }
 
 TEST(ConvPrepared, OnePreparationServesOtherBatchAndImageSizes) {
