@@ -132,11 +132,14 @@ inline bool filter_as_rows(const ConvProblem& p, bool staged) {
 // on 64x6 they walk tile-stationary (pointwise_stationary, below), and down the columns only
 // where the filter fits in half of L1 (res2_1x1_64_64, 16 KB: 0.96-1.04x on 1 thread, 1.01-1.17x
 // on 2).
-// pointwise_in_place: a 1x1, stride-1, unpadded layer from packed channels-last x into
-// channels-last y, a plain GEMM whose B (pixel j's channels at x + j C) is read in place.
+// plain_pointwise: a 1x1, stride-1, unpadded layer, a plain GEMM on the tensors as they lie.
+// pointwise_in_place: such a layer from packed channels-last x into channels-last y, whose B
+// (pixel j's channels at x + j C) is read in place.
+inline bool plain_pointwise(const ConvProblem& p) {
+  return p.filter_spatial() == 1 && p.unit_stride() && p.pad == std::array<int64_t, 3>{0, 0, 0};
+}
 inline bool pointwise_in_place(const ConvProblem& p) {
-  return implicit_gemm_channels_last(p) && p.x_nhwc() && p.filter_spatial() == 1 && p.unit_stride() &&
-         p.pad == std::array<int64_t, 3>{0, 0, 0};
+  return implicit_gemm_channels_last(p) && p.x_nhwc() && plain_pointwise(p);
 }
 // pointwise_stationary: such a layer walked tile-stationary on the tall kernel (a distinct one:
 // AVX-512's 64x6), filters up to half of L2: each 64-channel tile, 128 deep (tile::
@@ -299,9 +302,8 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
   const bool prepared = a.prepared_w != nullptr;
   const tile::BlockSizes& bs = implicit_gemm_blocks<Kernel>();
   const int64_t cg = p.cg(), kg = p.kg(), P = p.out_spatial();
-  // A 1x1, stride-1, unpadded convolution is a plain GEMM on the tensors as they lie: give
-  // the engine matrix views so it can use its in-place and fast packing paths.
-  const bool pointwise = p.filter_spatial() == 1 && p.unit_stride() && p.pad == std::array<int64_t, 3>{0, 0, 0};
+  // A plain 1x1 layer (plain_pointwise) gives the engine matrix views, so that it can use its
+  // in-place and fast packing paths.
   // A prepared filter's orientation is its header's; an unprepared call chooses by shape.
   const bool staged = prepared ? a.prepared_w[0] != 0.f : pixels_first_staged<Kernel>(p);
   const int64_t group_floats = prepared_group_floats<Kernel, Tall>(p, staged);
@@ -390,7 +392,7 @@ void run_implicit_gemm(const ConvProblem& p, const ConvArgs& a) {
     }
     // Pixels-first output (NCHW), per image: the row-band path, the staged channels-as-rows
     // GEMM, or C = Y[pixel, k] in place.
-    const bool pointwise_view = pointwise && pixel_planes(p.in, p.xs);
+    const bool pointwise_view = plain_pointwise(p) && pixel_planes(p.in, p.xs);
     const int64_t ldc = std::max<int64_t>(p.ys[1], P);
     if (band_serves(p)) {  // rows read from bands, each output row (or image) staged and transposed
       const float* panels = filter_panels(geo, g, 0);
