@@ -506,6 +506,47 @@ TEST(GemmEngine, EdgeColumnsInPlaceEqualPackedBitwise) {
   }
 }
 
+// The one-block path runs products whose rows are whole tall tiles on the kernel's tall partner
+// (tile/tiny_gemm.hpp, tiny_gemm_tall: AVX-512's 64x6 f32, 32x6 f64) where op(A) stays in L1.
+// The bits must stay those of the wide kernel: against the tiled path with both operands packed,
+// on 1 and 2 threads (whose parts can run either kernel), over every last-column width of both
+// kernels, depths below and above the edge kernels' chained 48, both ops of A, beta 0 and not.
+template <class T>
+void tall_tiles_equal_the_tiled_path() {
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<T> d(-1, 1);
+  for (Isa isa : isas())
+    for (int threads : {1, 2}) {
+      Handle h;
+      h.set_isa(isa);
+      h.set_num_threads(threads);
+      for (index_t m : {32, 64, 128})
+        for (index_t k : {5, 47, 48, 64, 100})
+          for (index_t n = 1; n <= 40; ++n)
+            for (Op ta : {Op::N, Op::T})
+              for (T beta : {T(0), T(0.5)}) {
+                const index_t lda = (ta == Op::N ? m : k) + 1, ldb = k + 2, ldc = m + 3;
+                std::vector<T> A(size_t(lda * (ta == Op::N ? k : m))), B(size_t(ldb * n)), C0(size_t(ldc * n));
+                for (auto* v : {&A, &B, &C0})
+                  for (auto& x : *v) x = d(rng);
+                std::vector<T> one_block = C0, tiled = C0;
+                const T alpha = T(1.25);
+                gemm<T>(h, ta, Op::N, m, n, k, alpha, A.data(), lda, B.data(), ldb, beta, one_block.data(), ldc);
+                ASSERT_TRUE(gemm_tiled_pack_both<T>(h, ta, Op::N, m, n, k, alpha, A.data(), lda, B.data(), ldb, beta,
+                                                    tiled.data(), ldc));
+                for (std::size_t e = 0; e < tiled.size(); ++e)
+                  ASSERT_EQ(std::memcmp(&one_block[e], &tiled[e], sizeof(T)), 0)
+                      << "m=" << m << " n=" << n << " k=" << k << " op(A)=" << char(ta) << " beta=" << beta
+                      << " isa=" << isa_name(isa) << " threads=" << threads << " element " << e;
+              }
+    }
+}
+
+TEST(GemmEngine, TallTilesEqualTheTiledPathBitwise) {
+  tall_tiles_equal_the_tiled_path<float>();
+  tall_tiles_equal_the_tiled_path<double>();
+}
+
 // STRATA_VERBOSE=1 says which way the engine ran a product: the small path (rows within one
 // micro-tile, short depth), the one-block path (on one thread a product of one k block), the
 // tiled path with its blocks and parts (each part one block when they fit), or C only scaled.
@@ -524,6 +565,10 @@ TEST(GemmEngine, VerboseTraceNamesTheRoute) {
   EXPECT_NE(t.find("path=small"), std::string::npos) << t;
   t = trace(1, 64, 64, 64, 1.0f);  // 64 rows: beyond MR on every ISA
   EXPECT_NE(t.find("path=one-block"), std::string::npos) << t;
+  // op(A) of 16 KB in whole 64-row tiles: AVX-512's tall 64x6 tiles, the wide ones elsewhere
+  EXPECT_EQ(t.find("64x6 tiles") != std::string::npos, Handle{}.isa() == Isa::avx512) << t;
+  t = trace(1, 64, 64, 192, 1.0f);  // op(A) of 48 KB: beyond L1, the wide tiles
+  EXPECT_EQ(t.find("tiles)"), std::string::npos) << t;
   t = trace(1, 8, 8, 33, 1.0f);  // depth beyond the small path's
   EXPECT_NE(t.find("path=one-block"), std::string::npos) << t;
   t = trace(1, 300, 300, 1000, 1.0f);  // depth beyond one k block

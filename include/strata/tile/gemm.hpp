@@ -277,7 +277,11 @@ void gemm(const GemmArgs<typename Kernel::T, TA, TB>& g, int threads, const Bloc
       }
   if constexpr (std::is_same_v<T, TA> && std::is_same_v<T, TB>)
     if (plain && tiny_gemm_serves<Kernel>(g.m, g.n, g.k, bs, threads)) {
-      if (route) *route = {GemmRoute::Path::one_block, 1, false};
+      if (route) {
+        using Tall = typename TallKernelOf<Kernel>::type;
+        *route = {GemmRoute::Path::one_block, 1, false};
+        if (tiny_gemm_tall<Kernel>(g.m, g.n, g.k)) route->tall_mr = Tall::mr, route->tall_nr = Tall::nr;
+      }
       return tiny_gemm<Kernel>(g.m, g.n, g.k, g.alpha, g.a, g.b, g.beta, g.c, g.ldc, epi, 0, 0, g.fetch_ahead);
     }
   PackPolicy policy = forced ? *forced : choose_pack_policy<Kernel>(g, bs);

@@ -15,6 +15,16 @@ using KernelF32 = MicroKernel<VecAvx512F32, 2, 12>;  // 32x12: 24 of 32 zmm accu
 // of their own (dnn/conv/implicit_gemm_kernel.hpp, takes_tall_kernel).
 using KernelF32Tall = MicroKernel<VecAvx512F32, 4, 6>;
 using KernelF64 = MicroKernel<VecAvx512F64, 2, 12>;  // 16x12
+using KernelF64Tall = MicroKernel<VecAvx512F64, 4, 6>;  // 32x6
+// The one-block path's tall tiles (tiny_gemm.hpp, tiny_gemm_tall).
+template <>
+struct TallKernelOf<KernelF32> {
+  using type = KernelF32Tall;
+};
+template <>
+struct TallKernelOf<KernelF64> {
+  using type = KernelF64Tall;
+};
 #if defined(__AVX512VNNI__)
 using KernelI8 = MicroKernelI8Avx512;     // 32x12 int16 pairs (vpmaddwd): s8 A
 using KernelU7 = MicroKernelU8Vnni512;    // 32x12 byte quads (vpdpbusd): every u8 A

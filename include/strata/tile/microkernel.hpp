@@ -46,6 +46,15 @@ template <class V, class Each>
   }
 }
 
+// The ISA's tall partner of a kernel: twice the rows and half the columns of C per tile (AVX-512:
+// 64x6 beside f32's 32x12, 32x6 beside f64's 16x12), fewer loads per FMA where the taller A
+// panel stays in L1 (the one-block path, tiny_gemm.hpp). kernel_configs.hpp names the pairs;
+// a kernel without one is its own.
+template <class Kernel>
+struct TallKernelOf {
+  using type = Kernel;
+};
+
 template <class V, int NV, int NR>
 struct MicroKernel {
   using T = typename V::value_type;

@@ -25,7 +25,9 @@ std::string route_text(const tile::GemmRoute& r, const GemmKernelInfo& info) {
   using P = tile::GemmRoute::Path;
   if (r.path == P::scale) return "path=scale-only (alpha or k is zero)";
   if (r.path == P::small) return "path=small (rows within a micro-tile, short depth: operands in place, rows masked)";
-  if (r.path == P::one_block) return "path=one-block (operands in place, one k block)";
+  if (r.path == P::one_block)
+    return r.tall_mr ? cat("path=one-block (operands in place, one k block, ", r.tall_mr, "x", r.tall_nr, " tiles)")
+                     : "path=one-block (operands in place, one k block)";
   if (r.path == P::dot) return "path=dot (few rows and columns: dot products along the depth)";
   // The call's own blocks where the engine reported them (streamed operands and the depth's
   // equal k blocks change the kernel's defaults), else the kernel's.
