@@ -12,6 +12,7 @@
 #include <complex>
 #include <limits>
 #include <random>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -162,6 +163,32 @@ TEST(GemmEngine, FewRowsAndColumnsOverALongDepthAsDotProducts) {
     }
     EXPECT_EQ(0, std::memcmp(C[0].data(), C[1].data(), C[0].size() * sizeof(float))) << char(ta);
   }
+}
+
+// Beyond a depth of 65536 only C of at most four 4 x 4 blocks with at most four rows copied
+// stays on the dot path (1 x 1 on the tiled path ran at 1/384 of a 32x12 tile's rate): those
+// against the reference on every ISA, 1 and 2 threads, and the route on AVX-512.
+TEST(GemmEngine, FewEntriesOverAVeryLongDepthAsDotProducts) {
+  for (Isa isa : isas())
+    for (auto [ta, tb, m, n] : {std::tuple{Op::N, Op::N, 1, 1}, {Op::N, Op::N, 4, 4}, {Op::N, Op::N, 2, 16},
+                                {Op::T, Op::N, 8, 8}, {Op::T, Op::T, 3, 1}, {Op::N, Op::N, 8, 8}}) {
+      check_gemm<float>(ta, tb, m, n, 70001, 1.5f, -0.5f, 1, isa);
+      check_gemm<double>(ta, tb, m, n, 66000, 1.0, 0.0, 2, isa);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  auto route = [](Op ta, index_t m, index_t n, index_t k) {
+    std::vector<float> A(size_t(m * k), 1.0f), B(size_t(k * n), 1.0f), C(size_t(m * n), 0.0f);
+    testing::internal::CaptureStderr();
+    set_verbose_level(1);
+    gemm<float>(Handle{}, ta, Op::N, m, n, k, 1.0f, A.data(), ta == Op::N ? m : k, B.data(), k, 0.0f, C.data(), m);
+    set_verbose_level(0);
+    return testing::internal::GetCapturedStderr();
+  };
+  const bool avx512 = Handle{}.isa() == Isa::avx512;
+  EXPECT_EQ(route(Op::N, 1, 1, 100000).find("path=dot") != std::string::npos, avx512);
+  EXPECT_EQ(route(Op::T, 8, 8, 100000).find("path=dot") != std::string::npos, avx512);
+  EXPECT_EQ(route(Op::N, 8, 8, 100000).find("path=dot"), std::string::npos);   // eight rows copied
+  EXPECT_EQ(route(Op::T, 12, 12, 100000).find("path=dot"), std::string::npos);  // nine blocks
 }
 
 // A small A read in place (columns close together) whose last row panel is short: exactly as

@@ -12,7 +12,8 @@ namespace strata::blas {
 enum class PointerMode { host, device };
 
 // deterministic: bitwise-identical results for any thread count (the default).
-// fast: allows K-splitting and other reorderings that change rounding between runs/threads.
+// fast: products of few rows and columns over a long depth split the depth among threads
+// (tile/depth_split.hpp), so their rounding changes with the thread count.
 enum class MathMode { deterministic, fast };
 
 class Handle {

@@ -1,10 +1,10 @@
-// Products of few rows and columns over a long depth (m, n <= 16, k >= 512: Gram matrices,
-// A^T A of a tall thin A, a small layer over a long reduction) as dot products vectorised along
-// the depth. The microkernels vectorise along m: with 8 rows the 16-lane AVX-512 tile is half
-// padding, and 4 x 4 x 4096 spent most of its time packing panels for a handful of FMAs
-// (0.21-0.50x of OpenBLAS on this machine). Here each C entry is one vector accumulator over
-// k: a block of up to 4 x 4 entries takes per V::lanes steps of depth one vector of each of its
-// rows and columns and one FMA per entry, then sums its lanes once at the end (AVX-512 f32: the
+// Products of few rows and columns over a long depth (m, n <= 16, 512 <= k <= 65536; C of at
+// most four blocks beyond: Gram matrices, A^T A of a tall thin A, a small layer over a long
+// reduction) as dot products vectorised along the depth. The microkernels vectorise along m:
+// with 8 rows the 16-lane AVX-512 tile is half padding, and 4 x 4 x 4096 spent most of its
+// time packing panels for a handful of FMAs (0.21-0.50x of OpenBLAS on this machine). Here
+// each C entry is one vector accumulator over k: a block of up to 4 x 4 entries takes per
+// V::lanes steps of depth one vector of each of its rows and columns and one FMA per entry, then sums its lanes once at the end (AVX-512 f32: the
 // block's 16 sums by one shuffle tree, VecAvx512F32::sum16). In-process against the
 // microkernel paths, 1 thread: TN 4x4x4096 7.9x, 8x8x1024 2.3x, 12x12x512 1.38x, 16x16x1024
 // 1.12x; NN 2x16x512 3.2x, 4x4x4096 2.5x, 8x8x1024 1.23x. (Depth chunks kept in L1 with the
@@ -24,9 +24,17 @@
 STRATA_TILE_NS_BEGIN
 
 inline constexpr int64_t dot_gemm_max_mn = 16;
+// The entries one block sums at a time (below: 16 accumulators).
+inline constexpr int dot_block_rows = 4, dot_block_cols = 4;
 inline constexpr int64_t dot_gemm_min_k = 512;
-// Beyond this depth the product is worth the threads of the tiled path.
+// Beyond this depth each block of entries reads its rows from L3 or memory, once per block,
+// and the copied rows outgrow L2; the tiled path blocks the depth instead. Only products of at
+// most four blocks copying at most four rows stay here: the tiled path pads them to whole
+// micro-tiles, where 1 x 1 is 1/384 of a 32x12 tile (in-process against the tiled path, 1
+// thread, k = 100000: NN 1x1 50x (0.3 -> 16 GFLOPS), 4x4 1.2x, 2x16 (k 200000) 1.3x; TN 4x4
+// 3.5x, 8x8 1.1x; but NN 8x8, eight rows copied, 0.43x, TN 12x12 0.58x, 16x16 0.36x).
 inline constexpr int64_t dot_gemm_max_k = int64_t(1) << 16;
+inline constexpr int64_t dot_gemm_deep_max_blocks = 4, dot_gemm_deep_max_copied_rows = 4;
 // Rows copied to make their depth contiguous (op(A) = A, op(B) = B^T), at most: the copy is a
 // transposition with a store stream per row (in-process against the microkernel paths, 1
 // thread: NN 4x4x4096 2.3x, 2x16x512 2.6x, 8x8x1024 1.16x, but 12x12x512 0.86x, 13x13x2000 0.63x
@@ -39,8 +47,11 @@ inline bool dot_gemm_serves(int64_t m, int64_t n, int64_t k, int64_t a_depth_str
   const int64_t copied = (a_depth_stride != 1 ? m : 0) + (b_depth_stride != 1 ? n : 0);
   // More than 12 x 12 entries need the longer depth (TN 16x16x512 0.80x, 16x16x1024 1.02x).
   const int64_t min_k = m * n > 144 ? 2 * dot_gemm_min_k : dot_gemm_min_k;
-  return m <= dot_gemm_max_mn && n <= dot_gemm_max_mn && k >= min_k && k <= dot_gemm_max_k &&
-         copied <= dot_gemm_max_copied_rows;
+  if (k > dot_gemm_max_k)
+    return ((m + dot_block_rows - 1) / dot_block_rows) * ((n + dot_block_cols - 1) / dot_block_cols) <=
+               dot_gemm_deep_max_blocks &&
+           copied <= dot_gemm_deep_max_copied_rows;
+  return m <= dot_gemm_max_mn && n <= dot_gemm_max_mn && k >= min_k && copied <= dot_gemm_max_copied_rows;
 }
 
 // Whether the path pays for vectors V: with 32 registers (AVX-512) only, for blocks of 4 x 4
@@ -52,7 +63,6 @@ template <class V>
 constexpr bool dot_gemm_pays() {
   return sizeof(V) >= 64;
 }
-inline constexpr int dot_block_rows = 4, dot_block_cols = 4;
 
 // The MI x NJ block: dot products of rows a + i * lda and columns b + j * ldb, each k
 // contiguous values, into out[i + j * ldo].

@@ -11,6 +11,7 @@
 #include "strata/core/cpu.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/tile/blocking.hpp"
+#include "strata/tile/depth_split.hpp"
 #include "strata/tile/dot_gemm.hpp"
 #include "strata/tile/epilogue_none.hpp"
 #include "strata/tile/fetch_ahead.hpp"
@@ -37,6 +38,9 @@ struct GemmArgs {
   // The next product's operands (a batch's next entry), fetched while this one computes on
   // the one-block path; the tiled path's products are large enough to need no help.
   FetchAhead* fetch_ahead = nullptr;
+  // blas::MathMode::fast: the depth may be split among threads where the split of C leaves
+  // some idle (depth_split.hpp); the sums' rounding then depends on the thread count.
+  bool split_depth = false;
 };
 
 // C := beta * C (beta == 0 writes zeros without reading C) on g.triangle of C, then the
@@ -262,8 +266,17 @@ void gemm(const GemmArgs<typename Kernel::T, TA, TB>& g, int threads, const Bloc
     scale_c(g, epi);
     return;
   }
-  const bool plain = !forced && g.triangle == Triangle::none && g.a_triangle == Triangle::none &&
-                     g.b_triangle == Triangle::none;
+  const bool no_triangles =
+      g.triangle == Triangle::none && g.a_triangle == Triangle::none && g.b_triangle == Triangle::none;
+  const bool plain = !forced && no_triangles;
+  // Each piece on the path and operand handling it would take alone (a forced one included).
+  if (no_triangles && g.split_depth)
+    if (const int pieces = depth_pieces(g.m, g.n, g.k, Kernel::mr, Kernel::nr, threads); pieces > 1) {
+      if (route) *route = {GemmRoute::Path::depth_split, pieces, false};
+      return run_depth_pieces<T>(g, pieces, threads, epi, [&](const GemmArgs<T, TA, TB>& piece) {
+        gemm<Kernel, NoEpilogue, TA, TB>(piece, 1, bs, NoEpilogue{}, forced);
+      });
+    }
   if constexpr (std::is_same_v<T, TA> && std::is_same_v<T, TB> && requires { typename Kernel::Vec; })
     if (plain && small_gemm_serves<Kernel>(g.m, g.n, g.k, g.a.rs)) {
       if (route) *route = {GemmRoute::Path::small, 1, false};

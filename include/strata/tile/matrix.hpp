@@ -30,14 +30,15 @@ struct Triangles {
 inline constexpr int one_block_row_tiles = 8, one_block_col_tiles = 24;
 
 // Which way the engine ran a product, for traces: C only scaled (alpha or k zero), the
-// one-block path (tiny_gemm.hpp), or the tiled path in `parts` parts, of which those that fit
-// one block ran on the one-block path (`one_block_parts`).
+// one-block path (tiny_gemm.hpp), the tiled path in `parts` parts, of which those that fit
+// one block ran on the one-block path (`one_block_parts`), or the depth in `parts` pieces
+// (depth_split.hpp, MathMode::fast).
 struct GemmRoute {
-  enum class Path : uint8_t { scale, small, one_block, tiled, dot } path = Path::tiled;
-  int parts = 1;
+  enum class Path : uint8_t { scale, small, one_block, tiled, dot, depth_split } path = Path::tiled;
+  int parts = 1;  // depth_split: the depth's pieces
   bool one_block_parts = false;
   int64_t mc = 0, kc = 0, nc = 0;  // the tiled path's blocks for this call (0: not tiled)
-  int tall_mr = 0, tall_nr = 0;      // the one-block path's tiles on the kernel's tall partner (tiny_gemm_tall)
+  int tall_mr = 0, tall_nr = 0;    // the one-block path's tiles on the kernel's tall partner (tiny_gemm_tall)
 };
 
 // Rows [lo, hi) of column j of an m-row C that `t` leaves (all of them for none; m == n otherwise).

@@ -29,6 +29,8 @@ std::string route_text(const tile::GemmRoute& r, const GemmKernelInfo& info) {
     return r.tall_mr ? cat("path=one-block (operands in place, one k block, ", r.tall_mr, "x", r.tall_nr, " tiles)")
                      : "path=one-block (operands in place, one k block)";
   if (r.path == P::dot) return "path=dot (few rows and columns: dot products along the depth)";
+  if (r.path == P::depth_split)
+    return cat("path=depth-split pieces=", r.parts, " (math mode fast: each thread sums a piece of the depth)");
   // The call's own blocks where the engine reported them (streamed operands and the depth's
   // equal k blocks change the kernel's defaults), else the kernel's.
   const bool own = r.kc > 0;
@@ -42,6 +44,7 @@ template <class T>
 GemmCall<T> real_call(const Handle& h, Op transa, Op transb, index_t m, index_t n, index_t k, T alpha, const T* A,
                       index_t lda, const T* B, index_t ldb, T beta, T* C, index_t ldc) {
   GemmCall<T> call = make_gemm_call<T>(m, n, k, alpha, A, 1, lda, B, 1, ldb, beta, C, ldc, h.num_threads());
+  call.split_depth = h.math_mode() == MathMode::fast;
   if (transa != Op::N) call.a_rs = lda, call.a_cs = 1;
   if (transb != Op::N) call.b_rs = ldb, call.b_cs = 1;
   return call;

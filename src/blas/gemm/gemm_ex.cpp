@@ -60,6 +60,7 @@ detail::GemmCall<T> make_call(const Handle& h, Op transa, Op transb, index_t m, 
                               const ExBatch<T>& o) {
   detail::GemmCall<T> call =
       detail::make_gemm_call<T>(m, n, k, alpha, o.a, 1, lda, o.b, 1, ldb, beta, o.c, ldc, h.num_threads());
+  call.split_depth = h.math_mode() == MathMode::fast;
   if (transa != Op::N) call.a_rs = lda, call.a_cs = 1;
   if (transb != Op::N) call.b_rs = ldb, call.b_cs = 1;
   call.a_type = a_type, call.b_type = b_type;

@@ -50,6 +50,8 @@ struct GemmCall {
   tile::GemmRoute* route = nullptr;
   // An entry of a batch after the first: the kernel's choices are not traced again.
   bool quiet = false;
+  // MathMode::fast: the depth may be split among threads (tile/depth_split.hpp).
+  bool split_depth = false;
 };
 
 // A call on these operands, the rest at its defaults. Member by member, not as a braced

@@ -114,6 +114,7 @@ struct KernelInstance {
     g.m = c.m, g.n = c.n, g.k = c.k, g.alpha = c.alpha, g.beta = c.beta, g.c = c.c, g.ldc = c.ldc;
     g.triangle = c.triangle;
     g.a_triangle = c.a_triangle, g.b_triangle = c.b_triangle;
+    g.split_depth = c.split_depth;
     g.a = {static_cast<const SA*>(c.a), c.a_rs, c.a_cs};
     g.b = {static_cast<const SB*>(c.b), c.b_rs, c.b_cs};
     std::optional<tile::PackPolicy> policy;

@@ -327,6 +327,7 @@ void run_typed(const Handle& h, const MatmulDesc& desc, T alpha, const void* A, 
                                                    item_threads);
     call.epilogue = steps.data(), call.epilogue_count = steps.size();
     call.a_type = a.type, call.b_type = b.type;
+    call.split_depth = h.math_mode() == MathMode::fast;
     using P = typename GemmCall<T>::Packing;
     call.packing = algo.id == AlgoId::tiled_pack_both ? P::pack_both
                    : algo.id == AlgoId::tiled_stream_b ? P::stream_b
