@@ -52,9 +52,10 @@ void split_products_are_exact() {
   for (auto [m, n, k, split] : {std::array<index_t, 4>{16, 16, 20000, 1}, {1, 1, 300000, 1}, {33, 7, 3001, 1},
                                 {12, 16, 4096, 1}, {3, 2, 100000, 1}, {1, 1, 4096, 0}, {5, 64, 777, 0},
                                 {12, 40, 1024, 0}}) {
-    if constexpr (std::is_same_v<T, float>)
+    if constexpr (std::is_same_v<T, float>) {
       EXPECT_EQ(trace(fast, m, n, k).find("path=depth-split pieces=2") != std::string::npos, split != 0)
           << m << "x" << n << "x" << k;
+    }
     for (Op ta : {Op::N, Op::T})
       for (Op tb : {Op::N, Op::T})
         for (T beta : {T(0), T(0.5)}) {

@@ -406,11 +406,12 @@ blas::lt::Epilogue parse_epilogue(const std::string& text, std::vector<T>& bias,
 
 template <class T>
 void run_problem(const GemmProblem& p, int threads, const std::vector<bench::GemmPeer>& peers, int reps,
-                 double peak_per_core, const std::string& epilogue, std::vector<Row>& rows) {
+                 double peak_per_core, const std::string& epilogue, blas::MathMode math, std::vector<Row>& rows) {
   std::mt19937 rng(42);
   Operands<T> o(p, rng);
   blas::Handle h;
   h.set_num_threads(threads);
+  h.set_math_mode(math);
   const char* dt = sizeof(T) == 4 ? "f32" : "f64";
 
   std::vector<Lib> libs;
@@ -505,7 +506,7 @@ std::unique_ptr<bench::OnednnMatmul> load_onednn_matmul(const std::vector<std::s
 
 struct BenchOptions {
   std::vector<std::string> problems, dtypes{"f32"}, peers{"all"};
-  std::string file, csv, json, epilogue;
+  std::string file, csv, json, epilogue, math = "deterministic";
   std::vector<int> threads{1};
   int reps = 5;
 };
@@ -530,14 +531,16 @@ int run_gemm_bench(const BenchOptions& opt) {
   const PeakEstimate& pk = measure_peak();
   std::printf("# peak %.1f GFLOPS/core f32 (%s, %.2f GHz measured); OPENBLAS_CORETYPE unset for this run\n",
               pk.peak_gflops_f32, std::string(isa_name(pk.isa)).c_str(), pk.clock_ghz);
+  const blas::MathMode math = opt.math == "fast" ? blas::MathMode::fast : blas::MathMode::deterministic;
+  if (math == blas::MathMode::fast) std::printf("# strata's f32/f64 calls in math mode fast\n");
   std::printf("%-26s %-7s %3s %-11s %9s %7s %8s\n", "problem", "type", "thr", "library", "GFLOPS", "%peak", "vs best");
   std::vector<Row> rows;
   for (const auto& dt : split_list(opt.dtypes))
     for (int t : opt.threads)
       for (const auto& p : problems) {
         size_t first = rows.size();
-        if (dt == "f32") run_problem<float>(p, t, peers, opt.reps, pk.peak_gflops_f32, opt.epilogue, rows);
-        else if (dt == "f64") run_problem<double>(p, t, peers, opt.reps, pk.peak_gflops_f32, opt.epilogue, rows);
+        if (dt == "f32") run_problem<float>(p, t, peers, opt.reps, pk.peak_gflops_f32, opt.epilogue, math, rows);
+        else if (dt == "f64") run_problem<double>(p, t, peers, opt.reps, pk.peak_gflops_f32, opt.epilogue, math, rows);
         else if (dt == "u8s8s32")
           run_int8_problem(p, t, peers, onednn_matmul.get(), opt.reps,
                            pk.peak_gops_int8 > 0 ? pk.peak_gops_int8 : 2 * pk.peak_gflops_f32, rows);
@@ -589,6 +592,10 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   gemm->add_option("-r,--reps", opt->reps, "Timed repetitions per library (median reported)")->check(CLI::PositiveNumber);
   gemm->add_option("--epilogue", opt->epilogue,
                    "Fused epilogue for strata via blas::lt, e.g. bias+gelu_erf (adds a strata-plain row)");
+  gemm->add_option("--math", opt->math,
+                   "strata's f32/f64 math mode: deterministic (default) or fast (the depth split among threads where "
+                   "C's split would leave them idle)")
+      ->check(CLI::IsMember({"deterministic", "fast"}));
   gemm->add_option("--csv", opt->csv, "Also write CSV here");
   gemm->add_option("--json", opt->json, "Also write JSON here");
   gemm->callback([opt, &exit_code] { exit_code = run_gemm_bench(*opt); });
