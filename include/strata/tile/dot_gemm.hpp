@@ -16,9 +16,11 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "strata/tile/isa_namespace.hpp"
 #include "strata/tile/matrix.hpp"
+#include "strata/tile/transpose.hpp"
 #include "strata/tile/workspace.hpp"
 
 STRATA_TILE_NS_BEGIN
@@ -125,10 +127,18 @@ const T* depth_rows(const MatrixView<T>& x, int64_t rows, int64_t k, T* buffer, 
     ld = x.rs;
     return x.data;
   }
-  for (int64_t p = 0; p < k; ++p) {
-    const T* col = x.data + p * x.cs;
-    for (int64_t i = 0; i < rows; ++i) buffer[i * k + p] = col[i * x.rs];
-  }
+  // f32 rows lying down columns (op(A) = A): 8 x 8 blocks transposed in registers. Element by
+  // element, GCC's -O3 made the loop below scatter stores with a stride of k: NN 8x8x20000 ran
+  // at 6 GFLOPS, TN (no copy) at 84.
+  int64_t whole_rows = 0, whole_k = 0;
+  if constexpr (std::is_same_v<T, float>)
+    if (x.rs == 1) {
+      whole_rows = rows / 8 * 8, whole_k = k / 8 * 8;
+      for (int64_t i0 = 0; i0 < whole_rows; i0 += 8)
+        for (int64_t p = 0; p < whole_k; p += 8) transpose_8x8(x.data + i0 + p * x.cs, x.cs, buffer + i0 * k + p, k);
+    }
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t p = i < whole_rows ? whole_k : 0; p < k; ++p) buffer[i * k + p] = x.data[i * x.rs + p * x.cs];
   ld = k;
   return buffer;
 }

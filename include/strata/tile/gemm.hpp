@@ -94,7 +94,12 @@ inline int64_t streamed_b_blocks() {
 //   VM, in-process against four, f32 NN 1024^3 1.15x, 2048^3 1.20x, TN 1024^3 1.12x, while
 //   256^3-512^3 (one block either way) lost 4-6% when packed (streamed_b_blocks).
 // * A is streamed (unit row stride only) when one column panel uses it (N <= NR) or when it is
-//   that small and its columns lie close together. Columns far apart (an operand inside a
+//   that small and its columns lie close together, or when few rows and columns meet a long
+//   depth: A's packing, m x k values, then serves only N / NR column panels (up to 4 MR rows and
+//   8 NR columns, in-process against packing, 1 thread, AVX-512: 16x16x20000 1.37x,
+//   32x32x100000 1.41x, 64x64x20000 1.12x, 64x16x20000 1.25x, 128x24x50000 1.26x, 64x72x20000
+//   1.09x, 16x48x20000 1.06x; beyond, packing won: 16x256x20000 0.93x, 64x3136x256 0.97x,
+//   1000x16x20000 0.65x). Columns far apart (an operand inside a
 //   larger matrix, as trsm's and LAPACK's blocks are) share a few L1 sets: 64 columns a page
 //   apart fall in the same four and evict each other at every tile, so A came from L2 for each
 //   of the N / NR column panels (64 x 1024 x 64 with lda 1024: packed, 1.4x; trsm's blocks).
@@ -105,7 +110,8 @@ PackPolicy choose_pack_policy(const GemmArgs<T, TA, TB>& g, const BlockSizes& bs
   const bool small_a = g.m * g.k * int64_t(sizeof(T)) <= l1_floor_bytes && g.a.cs <= 2 * g.m + 16;
   const bool few_a_blocks_read_b = g.b.rs == 1 && g.m <= streamed_b_blocks() * a_block_rows<Kernel>(g.k, bs);
   p.pack_b = g.m > 2 * Kernel::mr && !small_b && !few_a_blocks_read_b;
-  p.pack_a = !((g.n <= Kernel::nr || small_a) && g.a.rs == 1);
+  const bool few_rows_and_columns = g.m <= 4 * Kernel::mr && g.n <= 8 * Kernel::nr && g.a.cs <= 2 * g.m + 16;
+  p.pack_a = !((g.n <= Kernel::nr || small_a || few_rows_and_columns) && g.a.rs == 1);
   return p;
 }
 
