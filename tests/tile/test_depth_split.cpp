@@ -5,6 +5,8 @@
 // given beta twice would not.
 #include <gtest/gtest.h>
 
+#include "support/gemm_trace.hpp"
+
 #include <array>
 #include <random>
 #include <string>
@@ -13,7 +15,6 @@
 
 #include "strata/blas/level3.hpp"
 #include "strata/blas/lt.hpp"
-#include "strata/core/log.hpp"
 
 using namespace strata;
 using namespace strata::blas;
@@ -34,15 +35,7 @@ Handle handle(int threads, MathMode mode) {
   return h;
 }
 
-// The STRATA_VERBOSE=1 line of one sgemm of m x n x k on h.
-std::string trace(const Handle& h, index_t m, index_t n, index_t k) {
-  std::vector<float> A(size_t(m * k), 1.0f), B(size_t(k * n), 1.0f), C(size_t(m * n), 0.0f);
-  testing::internal::CaptureStderr();
-  set_verbose_level(1);
-  gemm<float>(h, Op::N, Op::N, m, n, k, 1.0f, A.data(), m, B.data(), k, 0.0f, C.data(), m);
-  set_verbose_level(0);
-  return testing::internal::GetCapturedStderr();
-}
+std::string trace(const Handle& h, index_t m, index_t n, index_t k) { return test::sgemm_trace(h, Op::N, m, n, k); }
 
 template <class T>
 void split_products_are_exact() {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "support/expect_error.hpp"
+#include "support/gemm_trace.hpp"
 #include "support/isas.hpp"
 
 #include <array>
@@ -176,14 +177,7 @@ TEST(GemmEngine, FewEntriesOverAVeryLongDepthAsDotProducts) {
       check_gemm<double>(ta, tb, m, n, 66000, 1.0, 0.0, 2, isa);
       if (::testing::Test::HasFatalFailure()) return;
     }
-  auto route = [](Op ta, index_t m, index_t n, index_t k) {
-    std::vector<float> A(size_t(m * k), 1.0f), B(size_t(k * n), 1.0f), C(size_t(m * n), 0.0f);
-    testing::internal::CaptureStderr();
-    set_verbose_level(1);
-    gemm<float>(Handle{}, ta, Op::N, m, n, k, 1.0f, A.data(), ta == Op::N ? m : k, B.data(), k, 0.0f, C.data(), m);
-    set_verbose_level(0);
-    return testing::internal::GetCapturedStderr();
-  };
+  auto route = [](Op ta, index_t m, index_t n, index_t k) { return test::sgemm_trace(Handle{}, ta, m, n, k); };
   const bool avx512 = Handle{}.isa() == Isa::avx512;
   EXPECT_EQ(route(Op::N, 1, 1, 100000).find("path=dot") != std::string::npos, avx512);
   EXPECT_EQ(route(Op::T, 8, 8, 100000).find("path=dot") != std::string::npos, avx512);
@@ -579,14 +573,9 @@ TEST(GemmEngine, TallTilesEqualTheTiledPathBitwise) {
 // tiled path with its blocks and parts (each part one block when they fit), or C only scaled.
 TEST(GemmEngine, VerboseTraceNamesTheRoute) {
   auto trace = [](int threads, index_t m, index_t n, index_t k, float alpha) {
-    std::vector<float> A(size_t(m * k), 1.0f), B(size_t(k * n), 1.0f), C(size_t(m * n), 0.0f);
     Handle h;
     h.set_num_threads(threads);
-    testing::internal::CaptureStderr();
-    set_verbose_level(1);
-    gemm<float>(h, Op::N, Op::N, m, n, k, alpha, A.data(), m, B.data(), k, 0.0f, C.data(), m);
-    set_verbose_level(0);
-    return testing::internal::GetCapturedStderr();
+    return test::sgemm_trace(h, Op::N, m, n, k, alpha);
   };
   std::string t = trace(2, 8, 8, 8, 1.0f);  // 8 rows: within MR on every ISA
   EXPECT_NE(t.find("path=small"), std::string::npos) << t;

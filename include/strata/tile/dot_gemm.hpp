@@ -1,18 +1,18 @@
 // Products of few rows and columns over a long depth (m, n <= 16, 512 <= k <= 65536; C of at
 // most four blocks beyond: Gram matrices, A^T A of a tall thin A, a small layer over a long
 // reduction) as dot products vectorised along the depth. The microkernels vectorise along m:
-// with 8 rows the 16-lane AVX-512 tile is half padding, and 4 x 4 x 4096 spent most of its
-// time packing panels for a handful of FMAs (0.21-0.50x of OpenBLAS on this machine). Here
-// each C entry is one vector accumulator over k: a block of up to 4 x 4 entries takes per
-// V::lanes steps of depth one vector of each of its rows and columns and one FMA per entry, then sums its lanes once at the end (AVX-512 f32: the
-// block's 16 sums by one shuffle tree, VecAvx512F32::sum16). In-process against the
-// microkernel paths, 1 thread: TN 4x4x4096 7.9x, 8x8x1024 2.3x, 12x12x512 1.38x, 16x16x1024
-// 1.12x; NN 2x16x512 3.2x, 4x4x4096 2.5x, 8x8x1024 1.23x. (Depth chunks kept in L1 with the
-// partial sums carried in memory between them measured 0.75x of this and were not kept.)
-// op(A)'s rows and op(B)'s columns are read in place where their depth is contiguous (A^T, B),
-// else copied once into contiguous rows. One thread, chosen by shape alone, so the result does
-// not depend on the thread count; the sum order differs from the tiled path's (lane sums, then
-// the lanes in a fixed tree), which is as accurate or more.
+// with 8 rows the 16-lane AVX-512 tile is half padding, and 4 x 4 x 4096 spent most of its time
+// packing panels for a handful of FMAs (0.21-0.50x of OpenBLAS on this machine). Here each C
+// entry is one vector accumulator over k: a block of up to 4 x 4 entries takes per V::lanes
+// steps of depth one vector of each of its rows and columns and one FMA per entry, then sums
+// its lanes once at the end (AVX-512 f32: the block's 16 sums by one shuffle tree,
+// VecAvx512F32::sum16). In-process against the microkernel paths, 1 thread: TN 4x4x4096 7.9x,
+// 8x8x1024 2.3x, 12x12x512 1.38x, 16x16x1024 1.12x; NN 2x16x512 3.2x, 4x4x4096 2.5x, 8x8x1024
+// 1.23x. (Depth chunks kept in L1 with the partial sums carried in memory between them measured
+// 0.75x of this and were not kept.) op(A)'s rows and op(B)'s columns are read in place where
+// their depth is contiguous (A^T, B), else copied once into contiguous rows. One thread, chosen
+// by shape alone, so the result does not depend on the thread count; the sum order differs from
+// the tiled path's (lane sums, then the lanes in a fixed tree), which is as accurate or more.
 #pragma once
 #include <algorithm>
 #include <cstdint>

@@ -65,7 +65,8 @@ bool tiny_gemm_tall(int64_t m, int64_t n, int64_t k) {
   } else {
     if (m % Tall::mr != 0 || m * k * int64_t(sizeof(typename Kernel::T)) > l1_floor_bytes) return false;
     auto one_set = [n]<class K>() { return n % K::nr == 0 || covered_in_one_set<K>(K::mr, n % K::nr); };
-    return k < Kernel::chained_min_depth || (one_set.template operator()<Kernel>() && one_set.template operator()<Tall>());
+    return k < Kernel::chained_min_depth ||
+           (one_set.template operator()<Kernel>() && one_set.template operator()<Tall>());
   }
 }
 
