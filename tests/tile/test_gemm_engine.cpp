@@ -2,6 +2,8 @@
 // combinations, shapes around the register/cache block sizes, against a double-precision
 // naive reference with a k-scaled tolerance; plus the BLAS special cases and determinism.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "support/expect_error.hpp"
 #include "support/gemm_trace.hpp"
@@ -219,6 +221,46 @@ TEST(GemmEngine, ShortRowPanelsInPlaceOrPackedGiveTheSameBits) {
             ASSERT_EQ(0, std::memcmp(out[0].data(), out[1].data(), out[0].size() * sizeof(float)))
                 << isa_name(isa) << " " << char(ta) << " m=" << m << " n=" << n << " k=" << k;
           }
+}
+
+// A row panel shorter than the half-height kernel is read in place outside the last k blocks,
+// the kernel's rows past it coming from the next columns (tile/mainloop.hpp): never past the
+// matrix. Each A here ends where an inaccessible page begins, so one value read beyond it
+// faults; tight leading dimensions (the fewest values after each column), several k blocks,
+// every ISA, 1 and 2 threads, against the reference.
+TEST(GemmEngine, ShortRowPanelsReadInPlaceStayWithinTheMatrix) {
+  const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
+  for (Isa isa : isas())
+    for (int threads : {1, 2})
+      for (index_t m : {1, 2, 4, 8, 12, 44})
+        for (index_t n : {5, 16}) {
+          const index_t k = 3000, lda = m;
+          const std::size_t bytes = std::size_t(lda * k) * sizeof(float);
+          const std::size_t span = (bytes + page - 1) / page * page;
+          void* base = mmap(nullptr, span + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+          ASSERT_NE(base, MAP_FAILED);
+          ASSERT_EQ(mprotect(static_cast<char*>(base) + span, page, PROT_NONE), 0);
+          float* A = reinterpret_cast<float*>(static_cast<char*>(base) + span - bytes);
+          std::mt19937 rng(unsigned(m + 100 * n));
+          for (index_t e = 0; e < lda * k; ++e) A[e] = random_value<float>(rng);
+          std::vector<float> B(size_t(k * n)), C(size_t(m * n), 0.0f);
+          for (auto& v : B) v = random_value<float>(rng);
+          Handle h;
+          h.set_isa(isa);
+          h.set_num_threads(threads);
+          gemm<float>(h, Op::N, Op::N, m, n, k, 1.0f, A, lda, B.data(), k, 0.0f, C.data(), m);
+          for (index_t j = 0; j < n; ++j)
+            for (index_t i = 0; i < m; ++i) {
+              double want = 0, mag = 0;
+              for (index_t p = 0; p < k; ++p) {
+                const double term = double(A[i + p * lda]) * B[size_t(p + j * k)];
+                want += term, mag += std::fabs(term);
+              }
+              ASSERT_NEAR(C[size_t(i + j * m)], want, 1e-5 * mag + 1e-6)
+                  << isa_name(isa) << " m=" << m << " n=" << n << " threads=" << threads;
+            }
+          munmap(base, span + page);
+        }
 }
 
 // Shapes that cross the MC/KC/NC cache blocks and thread borders.
