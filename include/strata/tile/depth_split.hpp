@@ -8,7 +8,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
-#include <vector>
+#include <memory>
 
 #include "strata/core/thread_pool.hpp"
 #include "strata/tile/isa_namespace.hpp"
@@ -49,7 +49,8 @@ inline int depth_pieces(int64_t m, int64_t n, int64_t k, int mr, int nr, int thr
 template <class T, class Args, class Epilogue, class RunPiece>
 void run_depth_pieces(const Args& g, int pieces, int threads, const Epilogue& epi, RunPiece&& run_piece) {
   const int64_t m = g.m, n = g.n, ldc = g.ldc;
-  std::vector<T> sums(std::size_t(pieces - 1) * std::size_t(m * n));
+  // Every value is written by its piece (beta 0) before it is read: no zeroing.
+  const auto sums = std::make_unique_for_overwrite<T[]>(std::size_t(pieces - 1) * std::size_t(m * n));
   parallel_run(pieces, [&](int p) {
     int64_t k0, k1;
     piece_range(g.k, 8, p, pieces, k0, k1);
@@ -58,14 +59,14 @@ void run_depth_pieces(const Args& g, int pieces, int threads, const Epilogue& ep
     e.a.data += k0 * g.a.cs;
     e.b.data += k0 * g.b.rs;
     e.split_depth = false;
-    if (p > 0) e.beta = T(0), e.c = sums.data() + std::size_t(p - 1) * std::size_t(m * n), e.ldc = m;
+    if (p > 0) e.beta = T(0), e.c = sums.get() + std::size_t(p - 1) * std::size_t(m * n), e.ldc = m;
     run_piece(e);
   });
   parallel_for(n, threads, [&](int64_t j0, int64_t j1, int) {
     for (int64_t j = j0; j < j1; ++j) {
       T* __restrict cj = g.c + j * ldc;
       for (int p = 1; p < pieces; ++p) {
-        const T* __restrict s = sums.data() + std::size_t(p - 1) * std::size_t(m * n) + j * m;
+        const T* __restrict s = sums.get() + std::size_t(p - 1) * std::size_t(m * n) + j * m;
         for (int64_t i = 0; i < m; ++i) cj[i] += s[i];
       }
     }
