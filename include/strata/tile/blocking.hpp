@@ -71,29 +71,46 @@ inline int64_t balanced_panel_width(int64_t n, int64_t nr, int64_t j0) {
   return std::min(nr, left);
 }
 
-// l1/l2/l3: bytes of L1d and L2 per core, and of L3 (0 if unknown). b_panel_only: kc sized
-// for B's panel alone in two thirds of L1 (the AMX kernels, whose A panels stream from L2).
+// The KC x NC block of B takes a quarter of L3 (shared), or 4 MiB when L3 is unknown.
+inline int64_t l3_block_columns(int nr, int64_t e, int64_t kc, std::size_t l3) {
+  const int64_t l3_share = l3 ? int64_t(l3) / 4 : (int64_t(4) << 20);
+  return std::clamp<int64_t>(round_down_to(l3_share / (kc * e), nr), nr, 4096 / nr * nr);
+}
+
+// The AMX kernels' blocks. A 32 x 32 tile holds its four accumulators for one k block, then
+// stores them and loads the next tile's C: the tile unit drains between tiles (the stores wait
+// for the last products, the next products for the loads), so the longer the k block, the less
+// that costs; both operands' panels then stream from L2 (a tile load takes a 64-byte row per
+// cycle from there). kc: B's 32-column panel in 1/32 of L2 (bf16 1024, int8 2048 on a 2 MB L2;
+// 64 KB, more than L1); A's block half of L2. Stand-alone on packed operands in the host's fast
+// AMX phase (docs/PERFORMANCE.md, thirty-fifth session), bf16 2048^3 against B's panel in 2/3
+// of L1 (kc 512) with a 512 KB A block: 1.12-1.22x, 4096^3 1.24x, 512^3 1.02x; an A block of
+// 1.5 MB lost (0.77-0.78x of the 1 MB one).
+inline BlockSizes amx_block_sizes(int mr, int nr, int64_t e, std::size_t l2, std::size_t l3) {
+  const int64_t kc = std::clamp<int64_t>(round_down_to(int64_t(l2) / 32 / (nr * e), 64), 256, 4096);
+  const int64_t mc = std::clamp<int64_t>(round_down_to(int64_t(l2) / 2 / (kc * e), mr), mr, 1024 / mr * mr);
+  return {mc, kc, l3_block_columns(nr, e, kc, l3)};
+}
+
+// l1/l2/l3: bytes of L1d and L2 per core, and of L3 (0 if unknown). amx_tiles: the blocks of
+// the AMX kernels (32 x 32 tiles), whose operands both stream from L2 (below).
 inline BlockSizes derive_block_sizes(int mr, int nr, std::size_t elem_bytes, std::size_t l1, std::size_t l2,
-                                     std::size_t l3, bool b_panel_only = false) {
+                                     std::size_t l3, bool amx_tiles = false) {
   const int64_t e = int64_t(elem_bytes);
+  if (amx_tiles) return amx_block_sizes(mr, nr, e, l2, l3);
   // A KC x NR panel of B plus an MR x KC panel of A fill 7/8 of L1 (the C tile lives in
   // registers; A streams from L2 anyway, so only B's panel must stay). Longer k blocks mean
   // fewer passes over C: measured interleaved at 1024^3-2048^3, f32 16x6, KC 320 (MC 192) ran
-  // 2-4% faster than half of L1 (KC 176, MC 368). AMX bf16 (32 x 32 tiles, 48 KB L1): KC 512
-  // against 320, 1.07-1.16x at 1024^3-2048^3, 256^3 0.98-1.07x.
-  int64_t kc = b_panel_only ? int64_t(l1) * 2 / 3 / (nr * e) : int64_t(l1) * 7 / 8 / ((mr + nr) * e);
-  kc = b_panel_only ? std::clamp<int64_t>(round_down_to(kc, 64), 256, 2048)
-                    : std::clamp<int64_t>(round_down_to(kc, 16), 128, 512);
+  // 2-4% faster than half of L1 (KC 176, MC 368).
+  int64_t kc = int64_t(l1) * 7 / 8 / ((mr + nr) * e);
+  kc = std::clamp<int64_t>(round_down_to(kc, 16), 128, 512);
   // The MC x KC block of A takes about half of L2, and at most 512 KB: on an Emerald Rapids VM
   // (2 MB L2, its two vCPUs one core's hyperthreads) f32 MC 384 (480 KB) against the 800 of
   // half of L2: 4096^3 1.22-1.29x, 2048^3 1.00-1.24x, below 1.00-1.10x; f64 1024^3-2048^3
   // 1.08-1.27x. Zen 5's 1 MB L2 derives the same as before.
   int64_t mc = round_down_to(std::min<int64_t>(int64_t(l2) / 2, int64_t(512) << 10) / (kc * e), mr);
   mc = std::clamp<int64_t>(mc, mr, 1024 / mr * mr);
-  // The KC x NC block of B takes a quarter of L3 (shared), or 4 MiB when L3 is unknown.
-  int64_t l3_share = l3 ? int64_t(l3) / 4 : (int64_t(4) << 20);
-  int64_t nc = std::clamp<int64_t>(round_down_to(l3_share / (kc * e), nr), nr, 4096 / nr * nr);
-  return {mc, kc, nc};
+  return {mc, kc, l3_block_columns(nr, e, kc, l3)};
 }
 
 STRATA_TILE_NS_END
