@@ -13,6 +13,9 @@
 #include <tuple>
 #include <vector>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "strata/blas/gemm_ex.hpp"
 #include "strata/core/cpu.hpp"
 #include "strata/core/status.hpp"
@@ -129,6 +132,78 @@ TEST(GemmExBatched, EveryEntryIsBitwiseItsGemmEx) {
           }
     }
   }
+}
+
+// Batches of small entries with op(A) = A and op(B) = B (m and n up to 32, a depth of one
+// 64-byte group) run on AMX tiles shaped to the entries (tile/amx_small_batch.hpp): partial
+// tiles of each kind, depths from one slot to a whole group, C combined in the tiles (alpha 1,
+// beta 0 or 1) or through a buffer, gaps between entries, entries divided among the threads or
+// not. Bitwise the gemm_ex calls: exact for the integers; for bf16 the single calls take the
+// B-in-place route (tile/amx_stream_b.hpp), whose slot order and sums these are. Elsewhere the
+// batch runs entry by entry, and the test holds as the one above.
+TEST(GemmExBatched, SmallEntriesOnShapedTilesAreBitwiseTheirGemmEx) {
+  const Case cases[] = {{DType::u8, DType::i8}, {DType::i8, DType::i8}, {DType::bf16, DType::bf16}};
+  for (int threads : {1, 2}) {
+    Handle h;
+    h.set_num_threads(threads);
+    for (auto [m, n] : {std::pair{32, 32}, std::pair{17, 5}, std::pair{16, 16}, std::pair{1, 32}, std::pair{32, 1},
+                        std::pair{20, 30}})
+      for (const Case& t : cases) {
+        const index_t slot = t.integer() ? 4 : 2, group = t.integer() ? 64 : 32;
+        for (index_t k : {slot, group / 2 + slot, group}) {
+          const bool arrays = k == slot;
+          if (t.integer()) {
+            check_batch<int32_t>(h, t, Order::col_major, Op::N, Op::N, m, n, k, 1, 0, 13, arrays, false);
+            check_batch<int32_t>(h, t, Order::col_major, Op::N, Op::N, m, n, k, 1, 1, 13, arrays, false);
+            check_batch<int32_t>(h, t, Order::col_major, Op::N, Op::N, m, n, k, 3, -2, 13, arrays, false);
+          } else {
+            check_batch<float>(h, t, Order::col_major, Op::N, Op::N, m, n, k, 1.0f, 0.0f, 13, arrays, false);
+            check_batch<float>(h, t, Order::col_major, Op::N, Op::N, m, n, k, 1.0f, 1.0f, 13, arrays, false);
+            check_batch<float>(h, t, Order::col_major, Op::N, Op::N, m, n, k, 0.5f, -2.0f, 13, arrays, false);
+          }
+          if (::testing::Test::HasFatalFailure()) return;
+        }
+      }
+  }
+}
+
+// The last entry's A and B each end where an inaccessible page begins: a read past either (a
+// column of A loaded whole, a depth of B past k) faults. Partial tiles and depths, bf16 and int8.
+TEST(GemmExBatched, SmallEntriesReadNothingPastTheirOperands) {
+  const long page = sysconf(_SC_PAGESIZE);
+  const size_t bytes = size_t(page) * 4;
+  auto guarded = [&](char*& region) {  // the end of `bytes` readable bytes, an inaccessible page after
+    region = static_cast<char*>(
+        mmap(nullptr, bytes + size_t(page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    EXPECT_EQ(mprotect(region + bytes, size_t(page), PROT_NONE), 0);
+    return region + bytes;
+  };
+  char *ra, *rb;
+  char* a_end = guarded(ra);
+  char* b_end = guarded(rb);
+  const index_t m = 17, n = 5, count = 3;
+  for (index_t k : {20, 18}) {
+    const bool integer = k == 20;
+    const size_t e = integer ? 1 : 2;
+    char* A = a_end - size_t(m * k * count) * e;
+    char* B = b_end - size_t(k * n * count) * e;
+    if (integer) {
+      std::fill(A, a_end, char(3)), std::fill(B, b_end, char(-2));
+      std::vector<int32_t> C(size_t(m * n * count));
+      gemm_strided_batched_ex(Handle{}, Op::N, Op::N, m, n, k, int32_t(1), A, DType::u8, m, m * k, B, DType::i8, k,
+                              k * n, int32_t(0), C.data(), m, m * n, count);
+      EXPECT_EQ(C, std::vector<int32_t>(C.size(), int32_t(-6 * k)));
+    } else {
+      std::fill(reinterpret_cast<bf16*>(A), reinterpret_cast<bf16*>(a_end), bf16(1.0f));
+      std::fill(reinterpret_cast<bf16*>(B), reinterpret_cast<bf16*>(b_end), bf16(0.5f));
+      std::vector<float> C(size_t(m * n * count));
+      gemm_strided_batched_ex(Handle{}, Op::N, Op::N, m, n, k, 1.0f, A, DType::bf16, m, m * k, B, DType::bf16, k, k * n,
+                              0.0f, C.data(), m, m * n, count);
+      EXPECT_EQ(C, std::vector<float>(C.size(), 0.5f * float(k)));
+    }
+  }
+  munmap(ra, bytes + size_t(page));
+  munmap(rb, bytes + size_t(page));
 }
 
 // alpha 0 or depth 0: every entry's C := beta C (int32 with wrap-around), A and B not read; C's

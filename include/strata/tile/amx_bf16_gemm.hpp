@@ -129,13 +129,17 @@ struct MicroKernelBf16Amx {
     return m <= 64 || (m <= 192 && b_bytes >= (int64_t(4) << 20));
   }
 
-  // The four tile products of a depth group (tiles 0-3 += 4/5 x 6/7) and one buffered element.
-  [[gnu::always_inline]] static void products() {
-    _tile_dpbf16ps(0, 4, 6);
-    _tile_dpbf16ps(1, 4, 7);
-    _tile_dpbf16ps(2, 5, 6);
-    _tile_dpbf16ps(3, 5, 7);
+  // The tile products of a depth group (accumulator I += tile 4 + I / 2 x tile 6 + I % 2; the
+  // intrinsic pastes its tile numbers into the instruction, so they are literals) and one
+  // buffered element.
+  template <int I>
+  [[gnu::always_inline]] static void product() {
+    if constexpr (I == 0) _tile_dpbf16ps(0, 4, 6);
+    else if constexpr (I == 1) _tile_dpbf16ps(1, 4, 7);
+    else if constexpr (I == 2) _tile_dpbf16ps(2, 5, 6);
+    else _tile_dpbf16ps(3, 5, 7);
   }
+  [[gnu::always_inline]] static void products() { product<0>(), product<1>(), product<2>(), product<3>(); }
   static float combine(float alpha, float beta, float acc, float old) { return alpha * acc + beta * old; }
 
   // a: op(A)'s packed panel; b: op(B)'s. The strides the mainloop passes are its own panels'.

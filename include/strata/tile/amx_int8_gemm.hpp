@@ -118,20 +118,23 @@ struct MicroKernelI8Amx {
     return m <= 64 || (m <= 256 && b_bytes >= (int64_t(1) << 20));
   }
 
-  // Signed B bytes (tiles 4, 5) times A's, unsigned or signed (tiles 6, 7).
-  [[gnu::always_inline]] static void products() {
+  // Signed B bytes (tiles 4, 5) times A's, unsigned or signed (tiles 6, 7): accumulator I +=
+  // tile 4 + I / 2 x tile 6 + I % 2 (literal tile numbers, as in the bf16 kernel).
+  template <int I>
+  [[gnu::always_inline]] static void product() {
     if constexpr (std::is_same_v<SA, uint8_t>) {
-      _tile_dpbsud(0, 4, 6);
-      _tile_dpbsud(1, 4, 7);
-      _tile_dpbsud(2, 5, 6);
-      _tile_dpbsud(3, 5, 7);
+      if constexpr (I == 0) _tile_dpbsud(0, 4, 6);
+      else if constexpr (I == 1) _tile_dpbsud(1, 4, 7);
+      else if constexpr (I == 2) _tile_dpbsud(2, 5, 6);
+      else _tile_dpbsud(3, 5, 7);
     } else {
-      _tile_dpbssd(0, 4, 6);
-      _tile_dpbssd(1, 4, 7);
-      _tile_dpbssd(2, 5, 6);
-      _tile_dpbssd(3, 5, 7);
+      if constexpr (I == 0) _tile_dpbssd(0, 4, 6);
+      else if constexpr (I == 1) _tile_dpbssd(1, 4, 7);
+      else if constexpr (I == 2) _tile_dpbssd(2, 5, 6);
+      else _tile_dpbssd(3, 5, 7);
     }
   }
+  [[gnu::always_inline]] static void products() { product<0>(), product<1>(), product<2>(), product<3>(); }
   static int32_t combine(int32_t alpha, int32_t beta, int32_t acc, int32_t old) {
     return int32_t(uint32_t(alpha) * uint32_t(acc) + uint32_t(beta) * uint32_t(old));
   }

@@ -37,28 +37,40 @@ static_assert(sizeof(AmxConfig) == 64, "LDTILECFG reads exactly 64 bytes");
 // Holds the eight 16 x 64-byte tiles configured for its lifetime (one thread's). Nested holds
 // (a batch's range of entries around each entry's mainloop runs) configure and release once,
 // at the outermost: every hold asks for the same configuration.
+// A hold given its own configuration (amx_small_batch.hpp's tiles shaped to one batch's
+// entries) loads it whether or not it is nested, and a nested one puts the eight 16 x 64-byte
+// tiles back when it ends.
 class AmxTiles {
  public:
   AmxTiles() {
-    if (depth()++ > 0) return;
-    AmxConfig cfg;
-    for (int t = 0; t < 8; ++t) cfg.bytes_per_row[t] = 64, cfg.rows[t] = 16;
-    // Not _tile_loadconfig: GCC 12's names only 8 bytes of the operand as read, so the
-    // configuration's other stores could be dropped or sunk past it (a fault at the first tile
-    // load); the whole object as the asm's input keeps every byte.
-    __asm__ volatile("ldtilecfg %0" : : "m"(cfg));
+    if (depth()++ == 0) load(standard());
+  }
+  explicit AmxTiles(const AmxConfig& shaped) : shaped_(true) {
+    ++depth();
+    load(shaped);
   }
   ~AmxTiles() {
     if (--depth() == 0) _tile_release();
+    else if (shaped_) load(standard());
   }
   AmxTiles(const AmxTiles&) = delete;
   AmxTiles& operator=(const AmxTiles&) = delete;
 
  private:
+  bool shaped_ = false;
   static int& depth() {
     static thread_local int held = 0;
     return held;
   }
+  static AmxConfig standard() {
+    AmxConfig cfg;
+    for (int t = 0; t < 8; ++t) cfg.bytes_per_row[t] = 64, cfg.rows[t] = 16;
+    return cfg;
+  }
+  // Not _tile_loadconfig: GCC 12's names only 8 bytes of the operand as read, so the
+  // configuration's other stores could be dropped or sunk past it (a fault at the first tile
+  // load); the whole object as the asm's input keeps every byte.
+  static void load(const AmxConfig& cfg) { __asm__ volatile("ldtilecfg %0" : : "m"(cfg)); }
 };
 
 // Whether the accumulators can start from C and end in it as they are: alpha 1 and beta 0 or 1

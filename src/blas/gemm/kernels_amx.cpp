@@ -4,11 +4,28 @@
 #include "kernel_instance.hpp"
 #include "strata/tile/amx_bf16_gemm.hpp"
 #include "strata/tile/amx_int8_gemm.hpp"
+#include "strata/tile/amx_small_batch.hpp"
 #include "strata/tile/amx_stream_b.hpp"
 
 namespace strata::blas::detail {
 
 namespace {
+
+// A batch of small entries on tiles shaped to them (tile/amx_small_batch.hpp), where it serves:
+// the entries divided among the threads or all on one (each is a few hundred cycles).
+template <class Kernel, class SA, class SB, class T>
+bool run_small_batch(const GemmCall<T>& c) {
+  if (!is_batch(c) || c.epilogue_count > 0 || !tile::amx_small_batch_serves<Kernel>(c.m, c.n, c.k, c.a_rs, c.b_rs))
+    return false;
+  const BatchEntries<SA, SB, T> at{c};
+  for_batch_ranges(c, [&](int64_t lo, int64_t hi, int) {
+    tile::amx_small_batch<Kernel>(lo, hi, c.m, c.n, c.k, c.alpha, c.beta, c.a_cs, c.b_cs, c.ldc,
+                                  [&](int64_t i, const void*& a, const void*& b, T*& out) {
+                                    a = at.a(i), b = at.b(i), out = at.c(i);
+                                  });
+  });
+  return true;
+}
 
 // bf16 on AMX: products of few rows with B not transposed read B in place (tile/amx_stream_b.hpp,
 // the kernel's stream_b_pays), the others run the tiled engine with both operands packed.
@@ -25,6 +42,7 @@ struct Bf16AmxInstance {
 
   // Requires m, n, k > 0 (gemm_ex checks and returns early).
   static void run(const GemmCall<float>& c) {
+    if (run_small_batch<Kernel, bf16, bf16>(c)) return;
     if (is_batch(c)) return run_batch_as_calls<bf16, bf16, tile::AmxTiles>(c, run_one);
     run_one(c);
   }
@@ -66,10 +84,14 @@ struct Int8AmxInstance {
     else run_typed<int8_t>(c);
   }
 
-  // Requires m, n, k > 0 (gemm_ex handles the quick returns). Products below 2^17 multiply-adds
+  // Requires m, n, k > 0 (gemm_ex handles the quick returns). Batches of small entries take tiles
+  // shaped to them (above). Other products below 2^17 multiply-adds
   // (about 50^3) run on the VNNI kernel: a 32^3 one padded to a 32 x 32 x 64 tile pass, with
   // the tile configuration per call, took 0.80x of it in-process (64^3 on AMX 1.44x).
   static void run(const GemmCall<int32_t>& c) {
+    if (c.a_type == DType::u8 ? run_small_batch<tile::MicroKernelI8Amx<uint8_t>, uint8_t, int8_t>(c)
+                              : run_small_batch<tile::MicroKernelI8Amx<int8_t>, int8_t, int8_t>(c))
+      return;
     static const GemmKernel<int32_t> vnni = gemm_i8_avx512_vnni();
     if (c.m * c.n * c.k < (int64_t(1) << 17)) return vnni.run(c);
     if (is_batch(c)) return run_batch_as_calls<uint8_t, int8_t, tile::AmxTiles>(c, run_one);
