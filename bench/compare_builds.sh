@@ -10,7 +10,8 @@
 # as in bench/gemm_ab.cpp). AB_LD=N gives the f32 gemm's A, B and C a leading dimension of at least N
 # (blocks of a larger matrix, as Level 3 routines and LAPACK pass them); AB_LDC=N gives C alone
 # a leading dimension of at least N, for every type but the batches. AB_TYPE=sbatch or dbatch
-# times gemm_strided_batched (f32 or f64) over AB_BATCH entries (default 1000) of each shape.
+# times gemm_strided_batched (f32 or f64) over AB_BATCH entries (default 1000) of each shape,
+# AB_TYPE=bf16batch or u8batch gemm_strided_batched_ex (bf16, or u8 x s8 -> s32) likewise.
 # AB_QUANTILE=0.1 reports a low quantile of the times instead of the median (bench/gemm_ab.cpp).
 # Usage: bench/compare_builds.sh REV [THREADS] [OPS] MxNxK...
 #   e.g. bench/compare_builds.sh a1ef895 1 NN 64x64x64 256x196x1024 2048x2048x2048

@@ -14,7 +14,8 @@
 // transpose: A is M x M, B is M x N; K unused) or ssyrk (upper, no transpose: C is M x M,
 // A is M x K; N unused) a Level 3 routine on top of the engine; AB_TYPE=ssymv or ssyr (upper, M x M),
 // sgemv_n, sgemv_t or sger (A is M x N) a Level 2 one (K unused); AB_TYPE=sbatch or dbatch
-// gemm_strided_batched in f32 or f64 over AB_BATCH entries (default 1000), each its own operands.
+// gemm_strided_batched in f32 or f64 over AB_BATCH entries (default 1000), each its own operands;
+// AB_TYPE=bf16batch or u8batch gemm_strided_batched_ex on bf16 or u8 x s8 -> s32 entries likewise.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -58,6 +59,10 @@ struct Library {
   void (*syr)(const Handle&, Uplo, long, float, const float*, long, float*, long);
   void (*batched)(const Handle&, Op, Op, long, long, long, float, const float*, long, long, const float*, long, long,
                   float, float*, long, long, long);
+  void (*batched_ex)(const Handle&, Op, Op, long, long, long, float, const void*, DType, long, long, const void*, DType,
+                     long, long, float, float*, long, long, long);
+  void (*batched_i32)(const Handle&, Op, Op, long, long, long, int32_t, const void*, DType, long, long, const void*,
+                      DType, long, long, int32_t, int32_t*, long, long, long);
   void (*dbatched)(const Handle&, Op, Op, long, long, long, double, const double*, long, long, const double*, long,
                    long, double, double*, long, long, long);
 };
@@ -91,7 +96,11 @@ Library load(const char* path, int threads) {
       dlsym(so, "_ZN6strata4blas20gemm_strided_batchedIfEEvRKNS0_6HandleENS0_2OpES5_lllT_PKS6_llS8_llS6_PS6_lll"));
   lib.dbatched = reinterpret_cast<decltype(lib.dbatched)>(
       dlsym(so, "_ZN6strata4blas20gemm_strided_batchedIdEEvRKNS0_6HandleENS0_2OpES5_lllT_PKS6_llS8_llS6_PS6_lll"));
-  if (!lib.batched || !lib.dbatched || !lib.syr || !lib.ger || !lib.handle || !lib.set_threads || !lib.gemm || !lib.gemm_i32 || !lib.trsm || !lib.trmm || !lib.syrk ||
+  lib.batched_ex = reinterpret_cast<decltype(lib.batched_ex)>(
+      dlsym(so, "_ZN6strata4blas23gemm_strided_batched_exERKNS0_6HandleENS0_2OpES4_lllfPKvNS_5DTypeEllS6_S7_llfPflll"));
+  lib.batched_i32 = reinterpret_cast<decltype(lib.batched_i32)>(
+      dlsym(so, "_ZN6strata4blas23gemm_strided_batched_exERKNS0_6HandleENS0_2OpES4_llliPKvNS_5DTypeEllS6_S7_lliPilll"));
+  if (!lib.batched_ex || !lib.batched_i32 || !lib.batched || !lib.dbatched || !lib.syr || !lib.ger || !lib.handle || !lib.set_threads || !lib.gemm || !lib.gemm_i32 || !lib.trsm || !lib.trmm || !lib.syrk ||
       !lib.symv || !lib.gemv) {
     std::fprintf(stderr, "gemm_ab: %s lacks the entry points this harness calls\n", path);
     std::exit(1);
@@ -147,10 +156,10 @@ int main(int argc, char** argv) {
   // (the lower triangle built below; square shapes only: A is m x m).
   const bool right = std::getenv("AB_SIDE") && std::string(std::getenv("AB_SIDE")) == "right";
   const bool level2 = type == "ssymv" || type == "sgemv_n" || type == "sgemv_t" || type == "sger" || type == "ssyr";
-  const bool batched = type == "sbatch" || type == "dbatch";
+  const bool batched = type == "sbatch" || type == "dbatch" || type == "bf16batch" || type == "u8batch";
   const long entries = batched ? std::max(1L, std::atol(std::getenv("AB_BATCH") ? std::getenv("AB_BATCH") : "1000")) : 1;
   if (!integer && !level3 && !level2 && !batched && type != "f32" && type != "bf16") {
-    std::fprintf(stderr, "gemm_ab: AB_TYPE must be f32, bf16, sbatch, dbatch, u8s8s32, u7s8s32, s8s8s32, strsm, strmm, ssyrk, ssymv, ssyr, sgemv_n, sgemv_t or sger\n");
+    std::fprintf(stderr, "gemm_ab: AB_TYPE must be f32, bf16, sbatch, dbatch, bf16batch, u8batch, u8s8s32, u7s8s32, s8s8s32, strsm, strmm, ssyrk, ssymv, ssyr, sgemv_n, sgemv_t or sger\n");
     return 2;
   }
   std::printf("# %s\n%-5s %-18s %10s %10s %8s\n", type.c_str(), "ops", "shape", "old G/s", "new G/s", "new/old");
@@ -161,15 +170,6 @@ int main(int argc, char** argv) {
     std::vector<float> a(std::size_t(m * k)), b(std::size_t(k * n)), c(std::size_t(m * n));
     for (float& v : a) v = dist(rng);
     for (float& v : b) v = dist(rng);
-    std::vector<uint8_t> a8(a.size());
-    std::vector<int8_t> b8(b.size());
-    std::vector<int32_t> c32(c.size());
-    std::vector<uint16_t> a16(a.size()), b16(b.size());  // bf16 bits (AB_TYPE=bf16): the floats' top halves
-    for (std::size_t i = 0; i < a.size(); ++i) a16[i] = uint16_t(std::bit_cast<uint32_t>(a[i]) >> 16);
-    for (std::size_t i = 0; i < b.size(); ++i) b16[i] = uint16_t(std::bit_cast<uint32_t>(b[i]) >> 16);
-    const int a_top = type == "u7s8s32" ? 127 : 255;
-    for (std::size_t i = 0; i < a.size(); ++i) a8[i] = uint8_t(std::uniform_int_distribution<int>(0, a_top)(rng));
-    for (std::size_t i = 0; i < b.size(); ++i) b8[i] = int8_t(std::uniform_int_distribution<int>(-128, 127)(rng));
     // AB_LD: a larger leading dimension for A, B and C of the f32 gemm (operands inside a bigger
     // matrix, as Level 3 routines and LAPACK pass them; 1024 puts columns a page apart).
     const long ld_min = type == "f32" && std::getenv("AB_LD") ? std::atol(std::getenv("AB_LD")) : 0;
@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
     // off the power-of-two strides that put them all in one L1 set).
     const long ldc_min = !batched && std::getenv("AB_LDC") ? std::atol(std::getenv("AB_LDC")) : 0;
     const long ldc = std::max({ld_min, m, ldc_min});
-    c.resize(std::size_t(ldc * n)), c32.resize(std::size_t(ldc * n));
+    c.resize(std::size_t(ldc * n));
     if (ld_min) {
       a.resize(std::size_t(lda * (ta == Op::N ? k : m)));
       b.resize(std::size_t(ldb * (tb == Op::N ? n : k)));
@@ -195,6 +195,16 @@ int main(int argc, char** argv) {
       for (float& v : a) v = dist(rng);
       for (float& v : b) v = dist(rng);
     }
+    std::vector<uint8_t> a8(a.size());
+    std::vector<int8_t> b8(b.size());
+    std::vector<int32_t> c32(c.size());
+    std::vector<uint16_t> a16(a.size()), b16(b.size());  // bf16 bits (AB_TYPE=bf16): the floats' top halves
+    for (std::size_t i = 0; i < a.size(); ++i) a16[i] = uint16_t(std::bit_cast<uint32_t>(a[i]) >> 16);
+    for (std::size_t i = 0; i < b.size(); ++i) b16[i] = uint16_t(std::bit_cast<uint32_t>(b[i]) >> 16);
+    const int a_top = type == "u7s8s32" ? 127 : 255;
+    for (std::size_t i = 0; i < a.size(); ++i) a8[i] = uint8_t(std::uniform_int_distribution<int>(0, a_top)(rng));
+    for (std::size_t i = 0; i < b.size(); ++i) b8[i] = int8_t(std::uniform_int_distribution<int>(-128, 127)(rng));
+    c32.resize(c.size());
     std::vector<double> ad, bd, cd;  // AB_TYPE=dbatch: the same values in f64
     if (type == "dbatch") ad.assign(a.begin(), a.end()), bd.assign(b.begin(), b.end()), cd.assign(c.size(), 0.0);
     std::vector<float> tri, rhs;
@@ -241,6 +251,12 @@ int main(int argc, char** argv) {
           else if (type == "dbatch")
             libs[l].dbatched(libs[l].handle(), ta, tb, m, n, k, 1.0, ad.data(), lda, m * k, bd.data(), ldb, k * n, 0.0,
                              cd.data(), ldc, m * n, entries);
+          else if (type == "bf16batch")
+            libs[l].batched_ex(libs[l].handle(), ta, tb, m, n, k, 1.f, a16.data(), DType::bf16, lda, m * k, b16.data(),
+                               DType::bf16, ldb, k * n, 0.f, c.data(), ldc, m * n, entries);
+          else if (type == "u8batch")
+            libs[l].batched_i32(libs[l].handle(), ta, tb, m, n, k, 1, a8.data(), DType::u8, lda, m * k, b8.data(),
+                                DType::i8, ldb, k * n, 0, c32.data(), ldc, m * n, entries);
           else if (batched)
             libs[l].batched(libs[l].handle(), ta, tb, m, n, k, 1.f, a.data(), lda, m * k, b.data(), ldb, k * n, 0.f,
                             c.data(), ldc, m * n, entries);
