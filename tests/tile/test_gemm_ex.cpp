@@ -267,7 +267,8 @@ void check_integer(DType a_type, A lo, A hi) {
         for (Op tb : {Op::N, Op::T})
           for (auto [m, n, k] :
                {std::tuple{17, 9, 1100}, std::tuple{40, 33, 513}, std::tuple{3, 70, 5}, std::tuple{64, 50, 67},
-                std::tuple{32, 40, 200}, std::tuple{24, 200, 2000}, std::tuple{70, 33, 2500}}) {
+                std::tuple{32, 40, 200}, std::tuple{24, 200, 2000}, std::tuple{70, 33, 2500},
+                std::tuple{100, 20, 300}}) {
             std::mt19937 rng(9);
             std::vector<A> Av(size_t(m * k));
             std::vector<int8_t> Bv(size_t(k * n));
@@ -279,7 +280,8 @@ void check_integer(DType a_type, A lo, A hi) {
             for (auto& v : C) v = int32_t(rng() % 2001) - 1000;
             const std::vector<int32_t> C0 = C;
             // alpha 1 with beta 0 or 1 too: the AMX kernel keeps C in its tiles then (over two
-            // k blocks at 70 x 33 x 2500: AMX's int8 kc is 2048 on a 2 MB L2).
+            // k blocks at 70 x 33 x 2500: AMX's int8 kc is 2048 on a 2 MB L2; 100 x 20 x 300
+            // reads a small B in place past 64 rows).
             for (auto [alpha, beta] : {std::pair{3, -2}, std::pair{1, 0}, std::pair{1, 1}}) {
               C = C0;
               Handle h;
