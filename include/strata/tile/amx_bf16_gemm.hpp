@@ -126,9 +126,11 @@ struct MicroKernelBf16Amx {
   // 32^3 1.86x; m = 64 1.06-2.09x; m = 96-192 with 8 MB of B and more 1.20-1.66x, with 2 MB
   // 0.97-1.03x, with at most 64 KB (the whole product a few tiles' work, where packing B is a
   // large share) 96^3 1.03-1.15x, 128 x 128 x 64 1.08-1.10x, 128^3 1.01-1.02x, 160 x 128 x 128
-  // 0.97-1.02x; m = 256 0.87-1.01x.
+  // 0.97-1.02x, on 2 threads 128^3 1.08x, 192 x 128 x 128 1.39x (at most 2^22 multiply-adds, as
+  // the int8 kernel's rule); m = 256 0.87-1.01x.
   static bool stream_b_pays(int64_t m, int64_t b_bytes) {
-    return m <= 64 || (m <= 192 && (b_bytes >= (int64_t(4) << 20) || b_bytes <= (int64_t(64) << 10)));
+    const bool small_b = b_bytes <= (int64_t(64) << 10) && m * b_bytes / value_bytes <= (int64_t(1) << 22);
+    return m <= 64 || (m <= 192 && (b_bytes >= (int64_t(4) << 20) || small_b));
   }
 
   // The tile products of a depth group (accumulator I += tile 4 + I / 2 x tile 6 + I % 2; the

@@ -115,9 +115,12 @@ struct MicroKernelI8Amx {
   // against packing, 1 thread: m <= 32 2.8x (16 x 4096 x 4096, 32 x 1024 x 1024); m = 64-256
   // with 1 MB of B and more 1.15-1.74x, with 64-150 KB 0.90-1.01x, with less (a few tiles'
   // work, where packing B is a large share) 128^3 1.12-1.19x, 128 x 128 x 64 1.15-1.16x, 256 x
-  // 128 x 128 1.09-1.11x, 96^3 0.98-1.00x; m = 384 and more 0.73-1.15x.
+  // 128 x 128 1.09-1.11x, 96^3 0.98-1.00x, on 2 threads 1.4-2.1x, but only up to 2^22
+  // multiply-adds (one thread's share of this route; 256 x 256 x 128 on 2 threads 0.62-0.69x,
+  // A packed by one before both compute); m = 384 and more 0.73-1.15x.
   static bool stream_b_pays(int64_t m, int64_t b_bytes) {
-    return m <= 64 || (m <= 256 && (b_bytes >= (int64_t(1) << 20) || b_bytes <= (int64_t(64) << 10)));
+    const bool small_b = b_bytes <= (int64_t(64) << 10) && m * b_bytes <= (int64_t(1) << 22);
+    return m <= 64 || (m <= 256 && (b_bytes >= (int64_t(1) << 20) || small_b));
   }
 
   // Signed B bytes (tiles 4, 5) times A's, unsigned or signed (tiles 6, 7): accumulator I +=
