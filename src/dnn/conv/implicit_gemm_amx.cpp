@@ -106,23 +106,29 @@ struct BlockBuffers {
 void build_sources(const ConvProblem& p, const AmxConvPlan& s, const uint16_t* xg, const int64_t (&origin)[3][32],
                    int64_t np, const BlockBuffers& b) {
   const int64_t Cg = p.cg(), per_run = s.per_run, run = per_run * Cg;
+  const int64_t in0 = p.in[0], in1 = p.in[1], in2 = p.in[2], xs2 = p.xs[2], xs3 = p.xs[3], xs4 = p.xs[4];
   int64_t tap = 0;
   for (int64_t t = 0; t < p.filter[0]; ++t)
     for (int64_t r = 0; r < p.filter[1]; ++r)
       for (int64_t x = 0; x < p.filter[2]; x += per_run, ++tap) {
         const int64_t at[3] = {t * p.dilation[0], r * p.dilation[1], x * p.dilation[2]};
         for (int half = 0; half < 2; ++half) {
-          int64_t offset[16], lo[16], hi[16];  // the run's start, and its values [lo, hi) inside the image
-          bool spaced = true;
+          // Each run's start, and its values [lo, hi) inside the image. Branch-free, so that the
+          // 16 pixels go as vectors: per pixel and branch by branch this loop was about 40% of
+          // the bf16 conv1 (7x7 taps merged per filter row, every run staged).
+          alignas(64) int64_t offset[16], lo[16], hi[16];
           for (int i = 0; i < 16; ++i) {
             const int64_t j = 16 * half + i;
             const int64_t id = origin[0][j] + at[0], ih = origin[1][j] + at[1], iw = origin[2][j] + at[2];
-            const bool row = j < np && id >= 0 && id < p.in[0] && ih >= 0 && ih < p.in[1];
-            lo[i] = std::clamp<int64_t>(-iw, 0, per_run) * Cg;  // (unit dilation within a merged run)
-            hi[i] = row ? std::clamp<int64_t>(p.in[2] - iw, 0, per_run) * Cg : 0;
-            offset[i] = id * p.xs[2] + ih * p.xs[3] + iw * p.xs[4];
-            spaced = spaced && lo[i] == 0 && hi[i] == run && offset[i] - offset[0] == i * (offset[1] - offset[0]);
+            const bool row = (j < np) & (id >= 0) & (id < in0) & (ih >= 0) & (ih < in1);
+            lo[i] = std::min(std::max(-iw, int64_t(0)), per_run) * Cg;  // (unit dilation within a merged run)
+            hi[i] = row ? std::min(std::max(in2 - iw, int64_t(0)), per_run) * Cg : 0;
+            offset[i] = id * xs2 + ih * xs3 + iw * xs4;
           }
+          const int64_t step = offset[1] - offset[0];
+          bool spaced = true;
+          for (int i = 0; i < 16; ++i)
+            spaced &= (lo[i] == 0) & (hi[i] == run) & (offset[i] - offset[0] == i * step);
           for (int64_t cb = 0; cb < s.channel_blocks; ++cb) {
             const int64_t g = tap * s.channel_blocks + cb;
             const char* rows;
