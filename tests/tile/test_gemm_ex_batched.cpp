@@ -134,14 +134,59 @@ TEST(GemmExBatched, EveryEntryIsBitwiseItsGemmEx) {
   }
 }
 
-// Batches of small entries with op(A) = A and op(B) = B (m and n up to 32, a depth of one
-// 64-byte group) run on AMX tiles shaped to the entries (tile/amx_small_batch.hpp): partial
-// tiles of each kind, depths from one slot to a whole group, C combined in the tiles (alpha 1,
-// beta 0 or 1) or through a buffer, gaps between entries, entries divided among the threads or
-// not. Bitwise the gemm_ex calls: exact for the integers; for bf16 the single calls take the
-// B-in-place route (tile/amx_stream_b.hpp), whose slot order and sums these are. Elsewhere the
-// batch runs entry by entry, and the test holds as the one above.
-TEST(GemmExBatched, SmallEntriesOnShapedTilesAreBitwiseTheirGemmEx) {
+// The small products of one 64-byte depth group with op(A) = A and op(B) = B (m and n up to 32)
+// run on AMX tiles shaped to them (tile/amx_small_products.hpp), single calls and batch entries
+// alike: against an exact reference (bf16 inputs small multiples of 1/2, so every sum is exact
+// in f32; integers with wrap-around), with partial tiles of each kind, depths from one slot to a
+// whole group, C combined in the tiles (alpha 1, beta 0 or 1) or through a buffer, gaps between
+// entries; and each batch bitwise its single calls, its entries divided among the threads or
+// not. (On other CPUs the same shapes run on the other kernels, to the same reference.)
+template <class C>
+void check_small_against_reference(const Handle& h, Case t, index_t m, index_t n, index_t k, C alpha, C beta) {
+  std::mt19937 rng(uint32_t(m * 977 + n * 31 + k));
+  const index_t count = 5, lda = m + 3, ldb = k + 1, ldc = m + 2;
+  const index_t sa = lda * k + 7, sb = ldb * n + 5, sc = ldc * n + 3;
+  const size_t ea = dtype_info(t.a_type).size, eb = dtype_info(t.b_type).size;
+  std::vector<uint8_t> A(size_t(sa * count) * ea), B(size_t(sb * count) * eb);
+  fill(rng, t.a_type, A);
+  fill(rng, t.b_type, B);
+  auto value = [&](DType type, const std::vector<uint8_t>& v, index_t at) -> double {
+    if (type == DType::bf16) return double(reinterpret_cast<const bf16*>(v.data())[at].to_float());
+    if (type == DType::u8) return double(v[size_t(at)]);
+    return double(int8_t(v[size_t(at)]));
+  };
+  std::vector<C> Cb(size_t(sc * count));
+  for (auto& v : Cb) v = C(int(rng() % 7) - 3);
+  const std::vector<C> C0 = Cb;
+  if constexpr (std::is_same_v<C, int32_t>)
+    gemm_strided_batched_ex(h, Op::N, Op::N, m, n, k, alpha, A.data(), t.a_type, lda, sa, B.data(), t.b_type, ldb, sb,
+                            beta, Cb.data(), ldc, sc, count);
+  else
+    gemm_strided_batched_ex(h, Op::N, Op::N, m, n, k, alpha, A.data(), t.a_type, lda, sa, B.data(), t.b_type, ldb, sb,
+                            beta, Cb.data(), ldc, sc, count);
+  for (index_t e = 0; e < count; ++e)
+    for (index_t j = 0; j < n; ++j)
+      for (index_t i = 0; i < ldc; ++i) {
+        const size_t at = size_t(e * sc + i + j * ldc);
+        if (i >= m) {  // the gaps inside C's columns: untouched
+          ASSERT_EQ(Cb[at], C0[at]);
+          continue;
+        }
+        double sum = 0;
+        for (index_t l = 0; l < k; ++l)
+          sum += value(t.a_type, A, e * sa + i + l * lda) * value(t.b_type, B, e * sb + l + j * ldb);
+        C want;
+        if constexpr (std::is_same_v<C, int32_t>)
+          want = int32_t(uint32_t(uint64_t(int64_t(alpha) * int64_t(sum) + int64_t(beta) * int64_t(C0[at]))));
+        else
+          want = C(double(alpha) * sum + double(beta) * double(C0[at]));
+        ASSERT_EQ(Cb[at], want) << dtype_name(t.a_type) << " threads=" << h.num_threads() << " " << m << "x" << n
+                                << "x" << k << " alpha=" << alpha << " beta=" << beta << " entry " << e << " (" << i
+                                << ", " << j << ")";
+      }
+}
+
+TEST(GemmExBatched, SmallProductsOnShapedTilesMatchTheReference) {
   const Case cases[] = {{DType::u8, DType::i8}, {DType::i8, DType::i8}, {DType::bf16, DType::bf16}};
   for (int threads : {1, 2}) {
     Handle h;
@@ -153,13 +198,15 @@ TEST(GemmExBatched, SmallEntriesOnShapedTilesAreBitwiseTheirGemmEx) {
         for (index_t k : {slot, group / 2 + slot, group}) {
           const bool arrays = k == slot;
           if (t.integer()) {
-            check_batch<int32_t>(h, t, Order::col_major, Op::N, Op::N, m, n, k, 1, 0, 13, arrays, false);
-            check_batch<int32_t>(h, t, Order::col_major, Op::N, Op::N, m, n, k, 1, 1, 13, arrays, false);
-            check_batch<int32_t>(h, t, Order::col_major, Op::N, Op::N, m, n, k, 3, -2, 13, arrays, false);
+            for (auto [alpha, beta] : {std::pair{1, 0}, std::pair{1, 1}, std::pair{3, -2}}) {
+              check_small_against_reference<int32_t>(h, t, m, n, k, alpha, beta);
+              check_batch<int32_t>(h, t, Order::col_major, Op::N, Op::N, m, n, k, alpha, beta, 13, arrays, false);
+            }
           } else {
-            check_batch<float>(h, t, Order::col_major, Op::N, Op::N, m, n, k, 1.0f, 0.0f, 13, arrays, false);
-            check_batch<float>(h, t, Order::col_major, Op::N, Op::N, m, n, k, 1.0f, 1.0f, 13, arrays, false);
-            check_batch<float>(h, t, Order::col_major, Op::N, Op::N, m, n, k, 0.5f, -2.0f, 13, arrays, false);
+            for (auto [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{1.0f, 1.0f}, std::pair{0.5f, -2.0f}}) {
+              check_small_against_reference<float>(h, t, m, n, k, alpha, beta);
+              check_batch<float>(h, t, Order::col_major, Op::N, Op::N, m, n, k, alpha, beta, 13, arrays, false);
+            }
           }
           if (::testing::Test::HasFatalFailure()) return;
         }

@@ -37,7 +37,7 @@ static_assert(sizeof(AmxConfig) == 64, "LDTILECFG reads exactly 64 bytes");
 // Holds the eight 16 x 64-byte tiles configured for its lifetime (one thread's). Nested holds
 // (a batch's range of entries around each entry's mainloop runs) configure and release once,
 // at the outermost: every hold asks for the same configuration.
-// A hold given its own configuration (amx_small_batch.hpp's tiles shaped to one batch's
+// A hold given its own configuration (amx_small_products.hpp's tiles shaped to one product's
 // entries) loads it whether or not it is nested, and a nested one puts the eight 16 x 64-byte
 // tiles back when it ends.
 class AmxTiles {

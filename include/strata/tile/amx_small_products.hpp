@@ -1,19 +1,20 @@
-// Batches of small AMX products: each entry C (m x n, m and n at most 32) from a depth of at most
-// one 64-byte group (bf16 k <= 32, int8 k <= 64), on tiles configured to the batch's own shape.
+// Small AMX products, single or batched: C (m x n, m and n at most 32) from a depth of at most
+// one 64-byte group (bf16 k <= 32, int8 k <= 64), on tiles configured to the product's own
+// shape.
 //
 // The tiled route (the mainloop, or amx_stream_b.hpp) pads every product to whole 32 x 32 tiles
 // and whole 64-byte depth groups with the tiles shaped 16 x 64 bytes, packs or stages op(B),
-// and sets its blocks up per entry: for a 32^3 product that is most of the work, and the integer
-// entries under 2^17 multiply-adds ran on VNNI instead (tiles at 0.9-1.1x of it). Here, once per
-// batch and thread, LDTILECFG shapes each tile to the entries (a tile's rows and bytes per row
-// are free below 16 x 64): op(B)'s tiles hold n columns of exactly k values, so each column is
-// loaded from B where it lies (op(B) = B, its depth adjacent); op(A)'s tiles hold k / slot rows
-// of m rows' slots, packed per entry by interleaving A's columns (op(A) = A); C's tiles
-// are m rows by n columns, loaded and stored where C lies. Nothing is read or written outside
-// the operands.
+// and sets its blocks up per call: for a 32^3 product that is most of the work, and the integer
+// products under 2^17 multiply-adds ran on VNNI instead (tiles at 0.8-1.1x of it). Here, once
+// per call (per thread for a batch), LDTILECFG shapes each tile to the product (a
+// tile's rows and bytes per row are free below 16 x 64): op(B)'s tiles hold n columns of
+// exactly k values, so each column is loaded from B where it lies (op(B) = B, its depth
+// adjacent); op(A)'s tiles hold k / slot rows of m rows' slots, packed per entry by
+// interleaving A's columns (op(A) = A); C's tiles are m rows by n columns, loaded and stored
+// where C lies. Nothing is read or written outside the operands.
 //
 // Slots as amx_stream_b.hpp has them (B's natural order, the earlier value in the lower half or
-// byte), so an entry's sum is the one the single-call route for m <= 64 gives.
+// byte): each sum is the one that route gives.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -25,11 +26,11 @@ STRATA_TILE_NS_BEGIN
 
 #if defined(__AMX_TILE__) && defined(__AVX512BW__)
 
-// Whether a batch of m x n x k entries takes the shaped tiles: op(A) = A and op(B) = B with unit
+// Whether m x n x k products take the shaped tiles: op(A) = A and op(B) = B with unit
 // row strides (a_rs, b_rs: the strides between consecutive rows of op(A) and of op(B)), m and n
 // up to 32, and the depth one group of whole slots.
 template <class Kernel>
-bool amx_small_batch_serves(int64_t m, int64_t n, int64_t k, int64_t a_rs, int64_t b_rs) {
+bool amx_small_products_serve(int64_t m, int64_t n, int64_t k, int64_t a_rs, int64_t b_rs) {
   constexpr int64_t per_slot = 4 / Kernel::value_bytes;
   return a_rs == 1 && b_rs == 1 && m >= 1 && m <= 32 && n >= 1 && n <= 32 && k >= per_slot &&
          k * Kernel::value_bytes <= 64 && k % per_slot == 0;
@@ -38,7 +39,7 @@ bool amx_small_batch_serves(int64_t m, int64_t n, int64_t k, int64_t a_rs, int64
 // The tile shapes of an m x n x k entry (tile roles as in amx_tiles.hpp: accumulator I holds
 // C's rows 16 (I % 2) on and columns 16 (I / 2) on; 4, 5 op(B)'s two column halves; 6, 7
 // op(A)'s two row halves). A tile with nothing to hold stays unconfigured and unused.
-inline AmxConfig amx_small_batch_config(int64_t m, int64_t n, int64_t depth_bytes) {
+inline AmxConfig amx_small_products_config(int64_t m, int64_t n, int64_t depth_bytes) {
   AmxConfig cfg;
   const int64_t rows[2] = {std::min<int64_t>(m, 16), m - std::min<int64_t>(m, 16)};
   const int64_t cols[2] = {std::min<int64_t>(n, 16), n - std::min<int64_t>(n, 16)};
@@ -122,17 +123,18 @@ struct AmxAccumulator {
   }
 };
 
-// The entries [lo, hi) of a batch: entry(i, a, b, c) sets entry i's operands (op(A) = A with
-// columns lda elements apart, op(B) = B with columns ldb apart, C with ldc), each C = alpha *
-// op(A) op(B) + beta * C (beta 0 never reads C). Requires amx_small_batch_serves; configures the
-// calling thread's tiles for the range (AmxTiles, shaped) and releases them after it.
+// The entries [lo, hi) of a batch (a single product: 0, 1): entry(i, a, b, c) sets entry i's
+// operands (op(A) = A with columns lda elements apart, op(B) = B with columns ldb apart, C with
+// ldc), each C = alpha * op(A) op(B) + beta * C (beta 0 never reads C). Requires
+// amx_small_products_serve; configures the calling thread's tiles for the range (AmxTiles,
+// shaped) and releases them after it.
 template <class Kernel, class Entry>
-void amx_small_batch(int64_t lo, int64_t hi, int64_t m, int64_t n, int64_t k, typename Kernel::T alpha,
-                     typename Kernel::T beta, int64_t lda, int64_t ldb, int64_t ldc, Entry&& entry) {
+void amx_small_products(int64_t lo, int64_t hi, int64_t m, int64_t n, int64_t k, typename Kernel::T alpha,
+                        typename Kernel::T beta, int64_t lda, int64_t ldb, int64_t ldc, Entry&& entry) {
   using T = typename Kernel::T;
   constexpr int vb = Kernel::value_bytes;
   const int64_t depth_bytes = k * vb;
-  const AmxConfig cfg = amx_small_batch_config(m, n, depth_bytes);
+  const AmxConfig cfg = amx_small_products_config(m, n, depth_bytes);
   AmxTiles tiles(cfg);
   const bool rows2 = m > 16, cols2 = n > 16, direct = amx_c_direct(alpha, beta);
   const int64_t c_stride = direct ? ldc * int64_t(sizeof(T)) : 128;
