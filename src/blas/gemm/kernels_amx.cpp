@@ -105,7 +105,9 @@ struct Int8AmxInstance {
     k.run = &run;
     k.info = [] {
       const tile::BlockSizes& bs = blocks();
-      static constexpr const char* name = "avx512-amx i8 32x32 (AMX byte-quad tiles; VNNI below 2^17 multiply-adds)";
+      static constexpr const char* name =
+          "avx512-amx i8 32x32 (AMX byte-quad tiles, shaped to products within one tile; else VNNI below 2^17 "
+          "multiply-adds)";
       return GemmKernelInfo{name, 32, 32, bs.mc, bs.kc, bs.nc};
     };
     return k;
