@@ -39,7 +39,7 @@ static_assert(sizeof(AmxConfig) == 64, "LDTILECFG reads exactly 64 bytes");
 // at the outermost: every hold asks for the same configuration.
 // A hold given its own configuration (amx_small_products.hpp's tiles shaped to one product's
 // entries) loads it whether or not it is nested, and a nested one puts the eight 16 x 64-byte
-// tiles back when it ends.
+// tiles back when it ends; it must not enclose other holds (they assume the standard tiles).
 class AmxTiles {
  public:
   AmxTiles() {
