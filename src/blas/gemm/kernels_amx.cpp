@@ -29,8 +29,9 @@ bool run_small_products(const GemmCall<T>& c) {
   return true;
 }
 
-// bf16 on AMX: products of few rows with B not transposed read B in place (tile/amx_stream_b.hpp,
-// the kernel's stream_b_pays), the others run the tiled engine with both operands packed.
+// bf16 on AMX: products within one tile on shaped tiles (above); products of few rows, or of a
+// small B, with B not transposed read B in place (tile/amx_stream_b.hpp, the kernel's
+// stream_b_pays); the others run the tiled engine with both operands packed.
 struct Bf16AmxInstance {
   using Kernel = tile::MicroKernelBf16Amx;
   using Tiled = Bf16KernelInstance<Kernel, tile::Bf16PairOperandOf<16>, tile::Bf16AmxColumnsOperand, 32>;
