@@ -158,12 +158,8 @@ void check_small_against_reference(const Handle& h, Case t, index_t m, index_t n
   std::vector<C> Cb(size_t(sc * count));
   for (auto& v : Cb) v = C(int(rng() % 7) - 3);
   const std::vector<C> C0 = Cb;
-  if constexpr (std::is_same_v<C, int32_t>)
-    gemm_strided_batched_ex(h, Op::N, Op::N, m, n, k, alpha, A.data(), t.a_type, lda, sa, B.data(), t.b_type, ldb, sb,
-                            beta, Cb.data(), ldc, sc, count);
-  else
-    gemm_strided_batched_ex(h, Op::N, Op::N, m, n, k, alpha, A.data(), t.a_type, lda, sa, B.data(), t.b_type, ldb, sb,
-                            beta, Cb.data(), ldc, sc, count);
+  gemm_strided_batched_ex(h, Op::N, Op::N, m, n, k, alpha, A.data(), t.a_type, lda, sa, B.data(), t.b_type, ldb, sb,
+                          beta, Cb.data(), ldc, sc, count);  // (the int32 or the f32 overload, as C is)
   for (index_t e = 0; e < count; ++e)
     for (index_t j = 0; j < n; ++j)
       for (index_t i = 0; i < ldc; ++i) {
