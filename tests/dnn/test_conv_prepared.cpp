@@ -116,6 +116,71 @@ TEST(ConvPrepared, BitwiseEqualToTheUnpreparedCallOnEveryAlgorithm) {
   EXPECT_GT(transformed, 20);  // implicit GEMM and Winograd hold their own forms
 }
 
+// bf16 and f16 filters prepared for algorithms that compute on f32 copies (every one off AMX,
+// and NCHW or strided tensors on it): the f32 form of the widened filter, which the call reads
+// instead of staging w. Bitwise the unprepared call on every algorithm, layout, ISA and thread
+// count, alpha and beta included.
+template <class T>
+void expect_staged_prepared_filters_agree(DType dt) {
+  const std::vector<Spec> specs = {
+      {"3x3", 2, 16, 24, 1, {13, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {"1x1", 2, 24, 20, 1, {7, 9}, {1, 1}, {0, 0}, {1, 1}, {1, 1}},
+      {"7x7s2_rgb", 1, 3, 16, 1, {23, 23}, {7, 7}, {3, 3}, {2, 2}, {1, 1}},
+      {"3x3_groups_flipped", 2, 12, 18, 3, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, ConvMode::convolution},
+      {"3x3_deep_8x8", 1, 48, 12, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+  };
+  auto narrow = [](const std::vector<float>& f) { return std::vector<T>(f.begin(), f.end()); };
+  int compared = 0, transformed = 0;
+  for (Isa isa : isas())
+    for (const Spec& s : specs)
+      for (Layout layout : {Layout::nchw, Layout::nhwc}) {
+        const Descs d = make_descs(s, layout, filter_layout(layout), dt);
+        const auto x = narrow(random_floats(d.x.span(), 11)), w = narrow(random_floats(d.w.element_count(), 12));
+        const auto y_start = narrow(random_floats(d.y.span(), 13));
+        const float alpha = 0.75f, beta = 0.5f;
+        for (int threads : {1, 2}) {
+          Handle h;
+          h.set_isa(isa);
+          h.set_num_threads(threads);
+          for (const AlgoPerf& perf : get_forward_algorithms(h, d.x, d.w, d.conv, d.y)) {
+            if (!perf.supported) continue;
+            const std::string what = s.name + (layout == Layout::nchw ? " nchw " : " nhwc ") +
+                                     std::string(isa_name(isa)) + " t" + std::to_string(threads) + " " +
+                                     std::string(conv_algo_name(perf.algo));
+            std::vector<T> want = y_start, got = y_start;
+            const std::size_t ws0 = forward_workspace_size(h, d.x, d.w, d.conv, d.y, perf.algo);
+            auto buf0 = make_aligned<std::byte>(ws0 + 1);
+            convolution_forward(h, &alpha, d.x, x.data(), d.w, w.data(), d.conv, perf.algo, buf0.get(), ws0, &beta,
+                                d.y, want.data());
+            std::vector<T> w_copy = w;
+            const PreparedFilter pf = prepare_forward_filter(h, d.x, d.w, w_copy.data(), d.conv, d.y, perf.algo);
+            std::fill(w_copy.begin(), w_copy.end(), T(std::numeric_limits<float>::quiet_NaN()));
+            transformed += pf.transformed();
+            const std::size_t ws1 = forward_workspace_size(h, d.x, pf, d.conv, d.y);
+            if (pf.transformed()) {
+              EXPECT_LT(ws1, ws0) << what;
+            }
+            auto buf1 = make_aligned<std::byte>(ws1 + 1);
+            convolution_forward(h, &alpha, d.x, x.data(), pf, d.conv, buf1.get(), ws1, &beta, d.y, got.data());
+            bool same = true;
+            for (std::size_t i = 0; i < got.size(); ++i) same &= got[i].bits == want[i].bits;
+            EXPECT_TRUE(same) << what;
+            ++compared;
+          }
+        }
+      }
+  EXPECT_GT(compared, 60);
+  EXPECT_GT(transformed, 20);  // implicit GEMM and Winograd: the f32 form wherever they stage
+}
+
+TEST(ConvPrepared, Bf16StagedFilterBitwiseEqualToTheUnpreparedCallOnEveryAlgorithm) {
+  expect_staged_prepared_filters_agree<bf16>(DType::bf16);
+}
+
+TEST(ConvPrepared, F16StagedFilterBitwiseEqualToTheUnpreparedCallOnEveryAlgorithm) {
+  expect_staged_prepared_filters_agree<f16>(DType::f16);
+}
+
 // Prepared filters against few output pixels (a handful of column panels: the engine walks each
 // filter tile over every panel while it is in L1, tile::Mainloop::a_stationary) and past them
 // (the column-panel walk): 1x1 channels-last layers with output channels not a multiple of the
@@ -511,39 +576,54 @@ TEST(ConvPrepared, RefusesCallsItWasNotPreparedForAndWritesNothing) {
 }
 
 // A bf16 filter prepared: packed into implicit GEMM's AMX panels where that route serves
-// (channels-last, AMX tiles), kept as given otherwise (NCHW: staged per call); either way the
-// result is bitwise the unprepared call's, and a call with f32 tensors is refused naming "w".
-TEST(ConvPrepared, Bf16FilterIsPackedForAmxOrKeptAndAgreesBitwise) {
+// (channels-last, AMX tiles), else into the f32 panels of the widened filter (the call stages x
+// and y in f32 and no longer w); either way the result is bitwise the unprepared call's, a call
+// with f32 tensors is refused naming "w", and so is a call the other form would serve.
+TEST(ConvPrepared, Bf16FilterIsPackedForItsRouteAndAgreesBitwise) {
   const Spec s{"bf16_3x3", 2, 64, 40, 1, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
   // AMX serves on the AVX-512 path only (STRATA_ISA=avx2 or generic turns it off).
   const bool amx =
       cpu_features().amx_bf16 && cpu_features().avx512_bf16 && amx_ready() && Handle().isa() == Isa::avx512;
+  auto to_bf16 = [](const std::vector<float>& f) { return std::vector<bf16>(f.begin(), f.end()); };
+  const float one = 1.f, zero = 0.f;
   for (auto [layout, fl] : {std::pair{Layout::nhwc, FilterLayout::krsc}, std::pair{Layout::nchw, FilterLayout::kcrs}}) {
     const Descs d = make_descs(s, layout, fl, DType::bf16);
-    auto to_bf16 = [](const std::vector<float>& f) { return std::vector<bf16>(f.begin(), f.end()); };
-    const auto x = to_bf16(random_floats(d.x.span(), 61)), w = to_bf16(random_floats(d.w.element_count(), 62));
+    const int64_t C = s.c, H = s.in[0], W = s.in[1], ps = C + 2;  // x as a view with padded pixels
+    const TensorDesc strided(DType::bf16, {s.n, C, H, W}, {H * W * ps, 1, W * ps, ps});
+    const auto x = to_bf16(random_floats(std::max(d.x.span(), strided.span()), 61));
+    const auto w = to_bf16(random_floats(d.w.element_count(), 62));
     Handle h;
     h.set_num_threads(2);
+    const bool narrow = amx && layout == Layout::nhwc;
+    // Each form, the call it serves, bitwise the unprepared call.
+    auto agrees = [&](const TensorDesc& xd, const PreparedFilter& pf) {
+      const std::size_t ws0 = forward_workspace_size(h, xd, d.w, d.conv, d.y, ConvAlgo::implicit_gemm);
+      const std::size_t ws1 = forward_workspace_size(h, xd, pf, d.conv, d.y);
+      EXPECT_LT(ws1, ws0);  // no filter panels (AMX) or staged filter (f32 copies) in the prepared call
+      auto buf = make_aligned<std::byte>(std::max(ws0, ws1) + 1);
+      std::vector<bf16> y0(std::size_t(d.y.span())), y1(y0.size());
+      convolution_forward(h, &one, xd, x.data(), d.w, w.data(), d.conv, ConvAlgo::implicit_gemm, buf.get(), ws0,
+                          &zero, d.y, y0.data());
+      convolution_forward(h, &one, xd, x.data(), pf, d.conv, buf.get(), ws1, &zero, d.y, y1.data());
+      for (std::size_t i = 0; i < y0.size(); ++i) ASSERT_EQ(y0[i].bits, y1[i].bits) << int(layout) << " at " << i;
+    };
     const PreparedFilter pf = prepare_forward_filter(h, d.x, d.w, w.data(), d.conv, d.y, ConvAlgo::implicit_gemm);
-    EXPECT_EQ(pf.transformed(), amx && layout == Layout::nhwc) << int(layout);
-    const float one = 1.f, zero = 0.f;
-    std::vector<bf16> y0(std::size_t(d.y.span())), y1(y0.size());
-    const std::size_t ws0 = forward_workspace_size(h, d.x, d.w, d.conv, d.y, ConvAlgo::implicit_gemm);
-    const std::size_t ws1 = forward_workspace_size(h, d.x, pf, d.conv, d.y);
-    if (pf.transformed()) {
-      EXPECT_LT(ws1, ws0);  // no filter panels in the prepared call's workspace
-    }
-    auto buf = make_aligned<std::byte>(std::max(ws0, ws1) + 1);
-    convolution_forward(h, &one, d.x, x.data(), d.w, w.data(), d.conv, ConvAlgo::implicit_gemm, buf.get(), ws0, &zero,
-                        d.y, y0.data());
-    convolution_forward(h, &one, d.x, x.data(), pf, d.conv, buf.get(), ws1, &zero, d.y, y1.data());
-    for (std::size_t i = 0; i < y0.size(); ++i) ASSERT_EQ(y0[i].bits, y1[i].bits) << int(layout) << " at " << i;
+    EXPECT_TRUE(pf.transformed()) << int(layout);
+    agrees(d.x, pf);
     const Descs df = make_descs(s, layout, fl);
     expect_error([&] { (void)forward_workspace_size(h, df.x, pf, df.conv, df.y); }, Status::invalid_argument, "w");
-    if (pf.transformed()) {  // the panels serve packed tensors only: a strided view of x is refused
-      const int64_t C = s.c, H = s.in[0], W = s.in[1], ps = C + 2;
-      const TensorDesc strided(DType::bf16, {s.n, C, H, W}, {H * W * ps, 1, W * ps, ps});
+    if (layout != Layout::nhwc) continue;
+    // The strided view is staged: the AMX panels refuse it, the f32 form serves it; and a form
+    // prepared on the view refuses the packed tensors where AMX reads those as stored.
+    const PreparedFilter on_view =
+        prepare_forward_filter(h, strided, d.w, w.data(), d.conv, d.y, ConvAlgo::implicit_gemm);
+    EXPECT_TRUE(on_view.transformed());
+    agrees(strided, on_view);
+    if (narrow) {
       expect_error([&] { (void)forward_workspace_size(h, strided, pf, d.conv, d.y); }, Status::invalid_argument, "w");
+      expect_error([&] { (void)forward_workspace_size(h, d.x, on_view, d.conv, d.y); }, Status::invalid_argument, "w");
+    } else {
+      agrees(strided, pf);
     }
   }
 }

@@ -166,9 +166,12 @@ void convolution_bias_activation_forward(const Handle& h, const void* alpha1, co
 // (and padding, stride, dilation) with the channels, groups, filter, convolution mode, x/y
 // layouts and handle ISA it was prepared for; a call that differs is refused naming "w".
 // Any data type: a bf16 filter on implicit GEMM's AMX route (channels-last x and y on a CPU with
-// AMX tiles) is packed into its 32-channel tile panels; other bf16/f16/i8 filters are kept as
-// given (the call stages or reads them as usual). Results are bitwise those of the unprepared
-// call with the same algorithm.
+// AMX tiles) is packed into its 32-channel tile panels; a bf16/f16/i8 filter for Winograd or
+// implicit GEMM computing on f32 copies is widened and prepared in the f32 form (the call then
+// stages x and y only); other filters are kept as given (the call stages or reads them as
+// usual). A form serves only calls of its own route (AMX panels refuse a staged call, the f32
+// form a call AMX reads as stored). Results are bitwise those of the unprepared call with the
+// same algorithm.
 class PreparedFilter {
  public:
   struct Impl;

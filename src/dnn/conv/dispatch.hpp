@@ -31,7 +31,12 @@ ConvProblem make_problem(const Handle& h, const ConvDescs& d);
 // Whether `algo` reads this bf16/f16 forward's x and w as stored (only y is staged).
 bool reads_narrow(const ConvProblem& p, ConvAlgo algo);
 
-// f32 staging bytes for a non-f32 call on `algo` (0 for f32; only y's when it reads narrow inputs).
+// Whether a non-f32 forward on `algo` reads a prepared f32 form of the filter (the f32
+// algorithm's own, made from the widened filter) instead of staging w in f32 per call.
+bool staged_filter_prepared(const ConvProblem& p, ConvAlgo algo);
+
+// f32 staging bytes for a non-f32 call on `algo` (0 for f32; none when it reads narrow inputs;
+// x and y only when its filter is prepared).
 std::size_t staging_bytes(const ConvProblem& p, const ConvDescs& d, ConvAlgo algo);
 
 // Workspace of `algo` for the call, staging included; throws not_supported naming "algo"
@@ -67,7 +72,8 @@ void check_activation(Activation act);               // a known Activation ("act
 void check_algo(ConvAlgo a);                         // a known ConvAlgo value ("algo")
 
 // The algorithm's prepared form of the filter w (stored in p.dtype) for p: prepare_filter for
-// f32, prepare_narrow_filter for a bf16 forward the algorithm reads as stored; empty when the
+// f32, prepare_narrow_filter for a bf16 forward the algorithm reads as stored, and for other
+// non-f32 forwards (computed on f32 copies) prepare_filter of the widened filter; empty when the
 // algorithm has none.
 AlignedArray<float> prepare_filter_data(const ConvProblem& p, ConvAlgo algo, const void* w);
 // Whether algo prepares a filter that is not f32 (a bf16 forward it reads as stored).

@@ -14,6 +14,7 @@ struct PreparedFilter::Impl {
   FilterDesc desc;              // the filter as the caller described it
   detail::ConvProblem problem;  // the problem it was prepared on
   bool transformed = false;     // data is the algorithm's form (else a copy of w in desc's layout)
+  bool narrow = false;          // that form is of a filter read as stored (bf16 tiles), else f32
   std::size_t floats = 0;
   AlignedArray<float> data;     // 64-byte aligned: the microkernels stream it
 };
@@ -51,10 +52,14 @@ ConvProblem prepared_problem(const Handle& h, const ConvDescs& d, const Prepared
            std::string(isa_name(f.problem.isa)) + "), called with '" + p.str() + "' (" + std::string(isa_name(p.isa)) +
            ")";
   });
-  // A bf16 filter in the AMX route's panels serves only calls that route takes (packed tensors).
-  check_arg(!f.transformed || p.dtype == DType::f32 || detail::narrow_preparable(p, f.algo), "w", [&] {
-    return "w was prepared as " + std::string(conv_algo_name(f.algo)) + "'s " + std::string(dtype_name(p.dtype)) +
-           " tile panels, which read packed channels-last x and y; called with '" + p.str() + "'";
+  // A bf16 filter in the AMX route's panels serves only calls that route takes (packed tensors);
+  // one prepared in f32 for a staged call serves only staged calls.
+  check_arg(!f.transformed || f.narrow == detail::reads_narrow(p, f.algo), "w", [&] {
+    return "w was prepared as " + std::string(conv_algo_name(f.algo)) + "'s " +
+           (f.narrow ? std::string(dtype_name(p.dtype)) + " tile panels, which read packed channels-last x and y"
+                     : std::string("f32 panels of the widened filter, for calls on f32 copies of x and y")) +
+           "; called with '" + p.str() + "'" +
+           (f.narrow ? "" : ", whose packed tensors this algorithm reads as stored");
   });
   p.filter_prepared = f.transformed;
   return p;
@@ -92,11 +97,12 @@ PreparedFilter prepare_forward_filter(const Handle& h, const TensorDesc& x, cons
   f->problem = p;
   f->data = detail::prepare_filter_data(p, algo, w);
   f->transformed = f->data.get() != nullptr;
+  f->narrow = f->transformed && detail::reads_narrow(p, algo);
   const detail::ConvAlgorithm& a = detail::conv_algorithm(algo);
   const std::size_t stored_bytes = std::size_t(w_desc.element_count()) * dtype_size(w_desc.dtype());
-  f->floats = !f->transformed            ? (stored_bytes + 3) / 4
-              : p.dtype == DType::f32    ? a.prepared_filter_floats(p)
-                                         : (a.prepared_narrow_bytes(p) + 3) / 4;
+  f->floats = !f->transformed ? (stored_bytes + 3) / 4
+              : f->narrow     ? (a.prepared_narrow_bytes(p) + 3) / 4
+                              : a.prepared_filter_floats(p);
   if (!f->transformed) {  // the algorithm reads w as given (or stages it in f32): keep a copy
     f->data = make_aligned_long_lived<float>(std::max<std::size_t>(f->floats, 1));
     if (stored_bytes) std::memcpy(f->data.get(), w, stored_bytes);

@@ -63,10 +63,13 @@ std::vector<AlgoPerf> rank_by_heuristic(const Handle& h, const ConvProblem& p, c
   std::vector<double> cost;
   // A bf16/f16/i8 call on an algorithm that computes on f32 copies pays for copying x and w
   // (~1 ns per element); one that reads bf16/f16 inputs as stored (reads_narrow) does not.
-  const double staging = p.dtype == DType::f32 ? 0.0 : double(d.x.element_count() + d.w.element_count()) * 1e-9;
+  // A prepared filter is not staged (staged_filter_prepared).
   for (const ConvAlgorithm* a : conv_algorithms()) {
     v.push_back(describe(h, p, d, *a));
-    const double own = reads_narrow(p, a->id()) ? 0.0 : staging;
+    const bool copies = p.dtype != DType::f32 && !reads_narrow(p, a->id());
+    const int64_t w_staged = staged_filter_prepared(p, a->id()) ? 0 : d.w.element_count();
+    const int64_t staged = copies ? d.x.element_count() + w_staged : 0;
+    const double own = double(staged) * 1e-9;
     cost.push_back(v.back().supported ? a->estimated_cost(p) + own : 0.0);
     if (v.back().supported && v.back().within_budget)
       v.back().reason = cat(v.back().reason, "; estimated ", cost.back() * 1e3, " ms");
