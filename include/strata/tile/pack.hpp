@@ -131,22 +131,58 @@ struct RegisterRow<double> {
   using type = Doubles4;
 };
 
-// n steps of w <= W streams of T into a panel row by row: d[q * W + i] = stream(i)[q], zero for
-// i >= w. Register transposes of 32-byte rows (8 x 8 floats, 4 x 4 doubles), each step's W
-// values stored as whole vectors and a rest of 4 or 2, a line's worth of steps at a time, so
-// each stream's line is read whole at once: streams a page apart (B's columns, an image's
-// pixels) share a few L1 sets, and a line read in two halves several steps apart was often
-// gone by the second.
+// Whether transpose_streams reads streams of S for panels of T: the same type, or bf16 and f16
+// widened to f32 as each register row is loaded.
+template <class T, class S>
+constexpr bool transposes_from() {
+  return std::is_same_v<T, S> || (std::is_same_v<T, float> && (std::is_same_v<S, bf16> || std::is_same_v<S, f16>));
+}
+
+// One 32-byte register row of T from src: loaded, or 8 narrow values widened (bf16: a 16-bit
+// shift, every pattern exact; f16: F16C's vcvtph2ps, the decoder's bits, widen_run).
+template <class T, class S>
+[[gnu::always_inline]] inline typename RegisterRow<T>::type load_row(const S* src) {
+  using Row = typename RegisterRow<T>::type;
+  if constexpr (std::is_same_v<T, S>) {
+    return *reinterpret_cast<const Row*>(src);
+  } else {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+    __m256 f;
+    if constexpr (std::is_same_v<S, bf16>) {
+      f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(v), 16));
+    } else {
+#if defined(__F16C__)
+      f = _mm256_cvtph_ps(v);
+#else
+      alignas(32) float out[8];
+      widen_run(src, out, 8);
+      f = _mm256_load_ps(out);
+#endif
+    }
+    Row r;
+    __builtin_memcpy(&r, &f, sizeof r);
+    return r;
+  }
+}
+
+// n steps of w <= W streams of S into a panel of T row by row: d[q * W + i] = stream(i)[q]
+// (widened), zero for i >= w. Register transposes of 32-byte rows (8 x 8 floats, 4 x 4
+// doubles), each step's W values stored as whole vectors and a rest of 4 or 2, a line's worth
+// of steps at a time, so each stream's line is read whole at once: streams a page apart (B's
+// columns, an image's pixels) share a few L1 sets, and a line read in two halves several steps
+// apart was often gone by the second.
 template <int W, class T, class Stream>
 [[gnu::always_inline]] inline void transpose_streams(Stream&& stream, int64_t w, int64_t n, T* __restrict d) {
   static_assert(transposes_streams<W, T>(), "f32 or f64, W = 6 or 12");
+  using S = std::remove_cv_t<std::remove_pointer_t<decltype(stream(0))>>;
+  static_assert(transposes_from<T, S>(), "streams of T, or of bf16/f16 for f32 panels");
   constexpr int G = 32 / int(sizeof(T));  // rows (and steps) of one register transpose
   using Row = typename RegisterRow<T>::type;
   auto block = [&](int64_t p) __attribute__((always_inline)) {
     for (int i0 = 0; i0 < W; i0 += G) {
       const int64_t rows = std::clamp<int64_t>(w - i0, 0, G);
       Row rv[G];
-      for (int i = 0; i < G; ++i) rv[i] = i < rows ? *reinterpret_cast<const Row*>(stream(i0 + i) + p) : Row{};
+      for (int i = 0; i < G; ++i) rv[i] = i < rows ? load_row<T>(stream(i0 + i) + p) : Row{};
       auto put = [&](int j, Row v) {
         T* out = d + (p + j) * W + i0;
         if (W - i0 >= G) {
@@ -168,7 +204,7 @@ template <int W, class T, class Stream>
   for (; p + 2 * G <= n; p += 2 * G) block(p), block(p + G);
   for (; p + G <= n; p += G) block(p);
   for (; p < n; ++p)
-    for (int i = 0; i < W; ++i) d[p * W + i] = i < w ? stream(i)[p] : T(0);
+    for (int i = 0; i < W; ++i) d[p * W + i] = i < w ? widen<T>(stream(i)[p]) : T(0);
 }
 #endif
 
@@ -298,14 +334,16 @@ void pack_panels(int64_t len, int64_t kc, const MatrixView<S>& x, T* __restrict 
         continue;
       }
     }
-    if constexpr (std::is_same_v<T, S> && transposes_streams<W, T>()) {
+    if constexpr (transposes_from<T, S>() && transposes_streams<W, T>()) {
       // B's panels (f32, f64) from a k-contiguous B (NN, TN): the W columns as streams (a
       // partial panel's missing ones zero). Stand-alone, f32 B of 1008 x 256 from L3: 1.4-1.8x
       // against the element loop below, one column at a time (which had kept full panels for
       // the reason transpose_streams gives, at 4-6 GB/s); its scattered zero stores had cost
-      // 8 x 8 x 1024 a third of its time in the partial panel.
+      // 8 x 8 x 1024 a third of its time in the partial panel. bf16 and f16 columns the same
+      // way, widened as loaded (the element loop's scattered stores had held bf16 16 x 4096 x
+      // 4096 at 0.5x of oneDNN on a CPU without AMX).
       if (x.cs == 1) {
-        const T* base = x.data + r * W * x.rs;
+        const S* base = x.data + r * W * x.rs;
         transpose_streams<W>([&](int i) { return base + i * x.rs; }, w, kc, d);
         continue;
       }
