@@ -18,6 +18,7 @@
 
 #include "strata/blas/gemm_ex.hpp"
 #include "strata/core/cpu.hpp"
+#include "strata/core/log.hpp"
 #include "strata/core/status.hpp"
 
 using namespace strata;
@@ -207,6 +208,42 @@ TEST(GemmExBatched, SmallProductsOnShapedTilesMatchTheReference) {
           if (::testing::Test::HasFatalFailure()) return;
         }
       }
+  }
+}
+
+// u8 x s8 products up to 32 x 64 over depths up to 128 (multiples of 4) with op(A) = A and
+// op(B) = B run without the tiled engine on AVX-512 VNNI (tile/vnni_small_products.hpp): rows
+// in one or two vectors, partial ones masked, columns in blocks of 16 or 8 with a partial last
+// block, full-range bytes, padded leading dimensions, alpha/beta (beta 0 never reads C), single
+// calls and batches against the exact reference, each batch bitwise its single calls. Where
+// the CPU has VNNI without AMX tiles the trace must name the path. (Elsewhere the same shapes
+// run on the other kernels, to the same reference.)
+TEST(GemmExBatched, VnniSmallProductsMatchTheReference) {
+  const Case u8s8{DType::u8, DType::i8};
+  const CpuFeatures& f = cpu_features();
+  if (f.avx512_vnni && !(f.amx_int8 && amx_ready()) && Handle().isa() == Isa::avx512) {
+    std::vector<uint8_t> A(32 * 8, 200);
+    std::vector<int8_t> B(8 * 40, -3);
+    std::vector<int32_t> C(32 * 40);
+    testing::internal::CaptureStderr();
+    set_verbose_level(1);
+    gemm_ex(Handle{}, Op::N, Op::N, 32, 40, 8, int32_t(1), A.data(), DType::u8, 32, B.data(), DType::i8, 8, int32_t(0),
+            C.data(), 32);
+    set_verbose_level(0);
+    EXPECT_NE(testing::internal::GetCapturedStderr().find("small products on VNNI"), std::string::npos);
+    EXPECT_EQ(C, std::vector<int32_t>(C.size(), -200 * 3 * 8));
+  }
+  for (int threads : {1, 2}) {
+    Handle h;
+    h.set_num_threads(threads);
+    for (auto [m, n] : {std::pair{1, 1}, std::pair{15, 64}, std::pair{16, 17}, std::pair{17, 8}, std::pair{31, 33},
+                        std::pair{32, 64}, std::pair{32, 9}})
+      for (index_t k : {4, 12, 68, 128})
+        for (auto [alpha, beta] : {std::pair{1, 0}, std::pair{-3, 2}}) {
+          check_small_against_reference<int32_t>(h, u8s8, m, n, k, alpha, beta);
+          check_batch<int32_t>(h, u8s8, Order::col_major, Op::N, Op::N, m, n, k, alpha, beta, 7, k == 12, false);
+          if (::testing::Test::HasFatalFailure()) return;
+        }
   }
 }
 
