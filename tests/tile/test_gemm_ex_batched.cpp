@@ -211,10 +211,10 @@ TEST(GemmExBatched, SmallProductsOnShapedTilesMatchTheReference) {
   }
 }
 
-// u8 x s8 products up to 32 x 64 over depths up to 128 (multiples of 4) with op(A) = A and
-// op(B) = B run without the tiled engine on AVX-512 VNNI (tile/vnni_small_products.hpp): rows
-// in one or two vectors, partial ones masked, columns in blocks of 16 or 8 with a partial last
-// block, full-range bytes, padded leading dimensions, alpha/beta (beta 0 never reads C), single
+// u8 x s8 products up to 64 x 128 over depths up to 128 (multiples of 4) with op(A) = A and
+// op(B) = B run without the tiled engine on AVX-512 VNNI (tile/vnni_small_products.hpp): row
+// blocks of 32 in one or two vectors, partial ones masked, columns in blocks of 16 or 8 with a
+// partial last block, full-range bytes, padded leading dimensions, alpha/beta (beta 0 never reads C), single
 // calls and batches against the exact reference, each batch bitwise its single calls. Where
 // the CPU has VNNI without AMX tiles the trace must name the path. (Elsewhere the same shapes
 // run on the other kernels, to the same reference.)
@@ -237,7 +237,7 @@ TEST(GemmExBatched, VnniSmallProductsMatchTheReference) {
     Handle h;
     h.set_num_threads(threads);
     for (auto [m, n] : {std::pair{1, 1}, std::pair{15, 64}, std::pair{16, 17}, std::pair{17, 8}, std::pair{31, 33},
-                        std::pair{32, 64}, std::pair{32, 9}})
+                        std::pair{32, 64}, std::pair{32, 9}, std::pair{33, 128}, std::pair{48, 100}, std::pair{64, 65}})
       for (index_t k : {4, 12, 68, 128})
         for (auto [alpha, beta] : {std::pair{1, 0}, std::pair{-3, 2}}) {
           check_small_against_reference<int32_t>(h, u8s8, m, n, k, alpha, beta);

@@ -1,19 +1,20 @@
-// Small u8 x s8 -> s32 products (m <= 32, n <= 64, k <= 128 a multiple of 4, op(A) = A,
+// Small u8 x s8 -> s32 products (m <= 64, n <= 128, k <= 128 a multiple of 4, op(A) = A,
 // op(B) = B) on AVX-512 VNNI without the tiled engine: single calls and a batch's entries.
 //
 // The engine packs both operands into slot panels and walks blocks sized for caches, which
 // for a 32^3 product is most of the work: on an Emerald Rapids VM without AMX, a batch of 1000
 // such products spent a quarter of its time packing and another quarter in per-call set-up
-// and edge tiles (0.49-0.73x of oneDNN). Here each product turns A's columns into byte quads
-// in registers (four columns of 32 rows: two rounds of unpacks, stored to a stack buffer of at
-// most 4 KB, once per product), reads B where it lies (a quad of a column is four contiguous
-// bytes: one broadcast per column and depth group), and keeps its C block in registers:
-// 32 rows x 8 columns (16 accumulators) or, for at most 16 rows, 16 x 16. Rows past m are
-// masked on every load and store; columns past n read a zero quad and are not stored.
-// Integer sums are exact, so the results are bitwise those of the tiled route.
+// and edge tiles (0.49-0.73x of oneDNN). Here each block of 32 rows turns A's columns into
+// byte quads in registers (four columns at a time: two rounds of unpacks, stored to a stack
+// buffer of at most 4 KB), reads B where it lies (a quad of a column is four contiguous bytes:
+// one broadcast per column and depth group), and keeps its C block in registers: 32 rows x 8
+// columns (16 accumulators) or, for at most 16 rows, 16 x 16. Rows past m are masked on every
+// load and store; columns past n read a zero quad and are not stored. Integer sums are exact,
+// so the results are bitwise those of the tiled route.
 #pragma once
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -21,7 +22,9 @@
 
 STRATA_TILE_NS_BEGIN
 
-inline constexpr int64_t vnni_small_max_m = 32, vnni_small_max_n = 64, vnni_small_max_k = 128;
+// Up to 64 rows (two blocks of 32, each reading all of B) and 128 columns; 128-row products
+// lost 0.91-1.0x against the engine, whose packed B serves four row blocks.
+inline constexpr int64_t vnni_small_max_m = 64, vnni_small_max_n = 128, vnni_small_max_k = 128;
 
 // Whether these products take this path: shape, and both operands with their depth where the
 // quads need it (A's rows contiguous per column, B's depth contiguous per column).
@@ -111,13 +114,16 @@ void vnni_small_products(int64_t lo, int64_t hi, int64_t m, int64_t n, int64_t k
     const int8_t* b;
     int32_t* c;
     entry(i, a, b, c);
-    vnni_quads_of_a(m, k, a, lda, quads);
-    if (m <= 16) {
-      for (int64_t j0 = 0; j0 < n; j0 += 16)
-        vnni_small_block<1, 16>(m, n, j0, groups, quads, b, ldb, c, ldc, alpha, beta);
-    } else {
-      for (int64_t j0 = 0; j0 < n; j0 += 8)
-        vnni_small_block<2, 8>(m, n, j0, groups, quads, b, ldb, c, ldc, alpha, beta);
+    for (int64_t i0 = 0; i0 < m; i0 += 32) {  // row blocks of 32
+      const int64_t rows = std::min<int64_t>(32, m - i0);
+      vnni_quads_of_a(rows, k, a + i0, lda, quads);
+      if (rows <= 16) {
+        for (int64_t j0 = 0; j0 < n; j0 += 16)
+          vnni_small_block<1, 16>(rows, n, j0, groups, quads, b, ldb, c + i0, ldc, alpha, beta);
+      } else {
+        for (int64_t j0 = 0; j0 < n; j0 += 8)
+          vnni_small_block<2, 8>(rows, n, j0, groups, quads, b, ldb, c + i0, ldc, alpha, beta);
+      }
     }
   }
 }
