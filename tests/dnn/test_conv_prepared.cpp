@@ -53,6 +53,24 @@ float max_diff(const std::vector<float>& a, const std::vector<float>& b) {
   return m;
 }
 
+// Every usable ISA, spec, layout (with its filter layout), 1 and 2 threads, and algorithm that
+// computes the problem (descriptors in dtype dt): body(h, d, s, layout, perf).
+template <class Body>
+void for_each_algorithm_case(const std::vector<Spec>& specs, DType dt, Body&& body) {
+  for (Isa isa : isas())
+    for (const Spec& s : specs)
+      for (Layout layout : {Layout::nchw, Layout::nhwc}) {
+        const Descs d = make_descs(s, layout, filter_layout(layout), dt);
+        for (int threads : {1, 2}) {
+          Handle h;
+          h.set_isa(isa);
+          h.set_num_threads(threads);
+          for (const AlgoPerf& perf : get_forward_algorithms(h, d.x, d.w, d.conv, d.y))
+            if (perf.supported) body(h, d, s, layout, perf);
+        }
+      }
+}
+
 // One problem with its input and the filter prepared on it.
 struct PreparedCase {
   const Descs& d;
@@ -86,32 +104,22 @@ TEST(ConvPrepared, BitwiseEqualToTheUnpreparedCallOnEveryAlgorithm) {
       {"3x3_deep_8x8", 1, 48, 12, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
   };
   int compared = 0, transformed = 0;
-  for (Isa isa : isas())
-    for (const Spec& s : specs)
-      for (Layout layout : {Layout::nchw, Layout::nhwc}) {
-        const Descs d = make_descs(s, layout, filter_layout(layout));
-        const auto x = random_floats(d.x.span(), 1), w = random_floats(d.w.element_count(), 2);
-        for (int threads : {1, 2}) {
-          Handle h;
-          h.set_isa(isa);
-          h.set_num_threads(threads);
-          for (const AlgoPerf& perf : get_forward_algorithms(h, d.x, d.w, d.conv, d.y)) {
-            if (!perf.supported) continue;
-            const auto want = forward(h, d, x, w, perf.algo, nullptr);
-            std::vector<float> w_copy = w;
-            const PreparedFilter pf = prepare_forward_filter(h, d.x, d.w, w_copy.data(), d.conv, d.y, perf.algo);
-            // The prepared filter owns what it needs: the caller's filter may change or go.
-            std::fill(w_copy.begin(), w_copy.end(), std::numeric_limits<float>::quiet_NaN());
-            EXPECT_EQ(pf.algo(), perf.algo);
-            EXPECT_GT(pf.bytes(), 0u);
-            transformed += pf.transformed();
-            EXPECT_TRUE(same_bits(forward(h, d, x, w, perf.algo, &pf), want))
-                << s.name << (layout == Layout::nchw ? " nchw " : " nhwc ") << isa_name(isa) << " t" << threads << " "
-                << conv_algo_name(perf.algo);
-            ++compared;
-          }
-        }
-      }
+  for_each_algorithm_case(specs, DType::f32, [&](const Handle& h, const Descs& d, const Spec& s, Layout layout,
+                                                 const AlgoPerf& perf) {
+    const auto x = random_floats(d.x.span(), 1), w = random_floats(d.w.element_count(), 2);
+    const auto want = forward(h, d, x, w, perf.algo, nullptr);
+    std::vector<float> w_copy = w;
+    const PreparedFilter pf = prepare_forward_filter(h, d.x, d.w, w_copy.data(), d.conv, d.y, perf.algo);
+    // The prepared filter owns what it needs: the caller's filter may change or go.
+    std::fill(w_copy.begin(), w_copy.end(), std::numeric_limits<float>::quiet_NaN());
+    EXPECT_EQ(pf.algo(), perf.algo);
+    EXPECT_GT(pf.bytes(), 0u);
+    transformed += pf.transformed();
+    EXPECT_TRUE(same_bits(forward(h, d, x, w, perf.algo, &pf), want))
+        << s.name << (layout == Layout::nchw ? " nchw " : " nhwc ") << isa_name(h.isa()) << " t" << h.num_threads()
+        << " " << conv_algo_name(perf.algo);
+    ++compared;
+  });
   EXPECT_GT(compared, 60);
   EXPECT_GT(transformed, 20);  // implicit GEMM and Winograd hold their own forms
 }
@@ -131,44 +139,32 @@ void expect_staged_prepared_filters_agree(DType dt) {
   };
   auto narrow = [](const std::vector<float>& f) { return std::vector<T>(f.begin(), f.end()); };
   int compared = 0, transformed = 0;
-  for (Isa isa : isas())
-    for (const Spec& s : specs)
-      for (Layout layout : {Layout::nchw, Layout::nhwc}) {
-        const Descs d = make_descs(s, layout, filter_layout(layout), dt);
-        const auto x = narrow(random_floats(d.x.span(), 11)), w = narrow(random_floats(d.w.element_count(), 12));
-        const auto y_start = narrow(random_floats(d.y.span(), 13));
-        const float alpha = 0.75f, beta = 0.5f;
-        for (int threads : {1, 2}) {
-          Handle h;
-          h.set_isa(isa);
-          h.set_num_threads(threads);
-          for (const AlgoPerf& perf : get_forward_algorithms(h, d.x, d.w, d.conv, d.y)) {
-            if (!perf.supported) continue;
-            const std::string what = s.name + (layout == Layout::nchw ? " nchw " : " nhwc ") +
-                                     std::string(isa_name(isa)) + " t" + std::to_string(threads) + " " +
-                                     std::string(conv_algo_name(perf.algo));
-            std::vector<T> want = y_start, got = y_start;
-            const std::size_t ws0 = forward_workspace_size(h, d.x, d.w, d.conv, d.y, perf.algo);
-            auto buf0 = make_aligned<std::byte>(ws0 + 1);
-            convolution_forward(h, &alpha, d.x, x.data(), d.w, w.data(), d.conv, perf.algo, buf0.get(), ws0, &beta,
-                                d.y, want.data());
-            std::vector<T> w_copy = w;
-            const PreparedFilter pf = prepare_forward_filter(h, d.x, d.w, w_copy.data(), d.conv, d.y, perf.algo);
-            std::fill(w_copy.begin(), w_copy.end(), T(std::numeric_limits<float>::quiet_NaN()));
-            transformed += pf.transformed();
-            const std::size_t ws1 = forward_workspace_size(h, d.x, pf, d.conv, d.y);
-            if (pf.transformed()) {
-              EXPECT_LT(ws1, ws0) << what;
-            }
-            auto buf1 = make_aligned<std::byte>(ws1 + 1);
-            convolution_forward(h, &alpha, d.x, x.data(), pf, d.conv, buf1.get(), ws1, &beta, d.y, got.data());
-            bool same = true;
-            for (std::size_t i = 0; i < got.size(); ++i) same &= got[i].bits == want[i].bits;
-            EXPECT_TRUE(same) << what;
-            ++compared;
-          }
-        }
-      }
+  const float alpha = 0.75f, beta = 0.5f;
+  for_each_algorithm_case(specs, dt, [&](const Handle& h, const Descs& d, const Spec& s, Layout layout,
+                                         const AlgoPerf& perf) {
+    const auto x = narrow(random_floats(d.x.span(), 11)), w = narrow(random_floats(d.w.element_count(), 12));
+    const std::string what = s.name + (layout == Layout::nchw ? " nchw " : " nhwc ") + std::string(isa_name(h.isa())) +
+                             " t" + std::to_string(h.num_threads()) + " " + std::string(conv_algo_name(perf.algo));
+    std::vector<T> want = narrow(random_floats(d.y.span(), 13)), got = want;
+    const std::size_t ws0 = forward_workspace_size(h, d.x, d.w, d.conv, d.y, perf.algo);
+    auto buf0 = make_aligned<std::byte>(ws0 + 1);
+    convolution_forward(h, &alpha, d.x, x.data(), d.w, w.data(), d.conv, perf.algo, buf0.get(), ws0, &beta, d.y,
+                        want.data());
+    std::vector<T> w_copy = w;
+    const PreparedFilter pf = prepare_forward_filter(h, d.x, d.w, w_copy.data(), d.conv, d.y, perf.algo);
+    std::fill(w_copy.begin(), w_copy.end(), T(std::numeric_limits<float>::quiet_NaN()));
+    transformed += pf.transformed();
+    const std::size_t ws1 = forward_workspace_size(h, d.x, pf, d.conv, d.y);
+    if (pf.transformed()) {
+      EXPECT_LT(ws1, ws0) << what;
+    }
+    auto buf1 = make_aligned<std::byte>(ws1 + 1);
+    convolution_forward(h, &alpha, d.x, x.data(), pf, d.conv, buf1.get(), ws1, &beta, d.y, got.data());
+    bool same = true;
+    for (std::size_t i = 0; i < got.size(); ++i) same &= got[i].bits == want[i].bits;
+    EXPECT_TRUE(same) << what;
+    ++compared;
+  });
   EXPECT_GT(compared, 60);
   EXPECT_GT(transformed, 20);  // implicit GEMM and Winograd: the f32 form wherever they stage
 }
