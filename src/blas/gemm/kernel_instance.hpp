@@ -59,6 +59,18 @@ void for_batch_ranges(const GemmCall<T>& c, Range&& range) {
     range(0, c.batch, c.threads);
 }
 
+// A call's entries (one, or a batch's) through products(lo, hi, entry) on ranges of entries as
+// for_batch_ranges makes them, entry(i, a, b, c) naming entry i's operands: the small-product
+// paths that take whole ranges at a time (tile/amx_small_products.hpp,
+// tile/vnni_small_products.hpp).
+template <class SA, class SB, class T, class Products>
+void run_entry_ranges(const GemmCall<T>& c, Products&& products) {
+  const BatchEntries<SA, SB, T> at{c};
+  for_batch_ranges(c, [&](int64_t lo, int64_t hi, int) {
+    products(lo, hi, [&](int64_t i, auto& a, auto& b, T*& out) { a = at.a(i), b = at.b(i), out = at.c(i); });
+  });
+}
+
 // What a kernel keeps configured on a thread across its calls there (AMX's tiles), or nothing.
 struct NoThreadState {};
 template <class Kernel>

@@ -19,12 +19,8 @@ namespace {
 template <class Kernel, class SA, class SB, class T>
 bool run_small_products(const GemmCall<T>& c) {
   if (c.epilogue_count > 0 || !tile::amx_small_products_serve<Kernel>(c.m, c.n, c.k, c.a_rs, c.b_rs)) return false;
-  const BatchEntries<SA, SB, T> at{c};
-  for_batch_ranges(c, [&](int64_t lo, int64_t hi, int) {
-    tile::amx_small_products<Kernel>(lo, hi, c.m, c.n, c.k, c.alpha, c.beta, c.a_cs, c.b_cs, c.ldc,
-                                     [&](int64_t i, const void*& a, const void*& b, T*& out) {
-                                       a = at.a(i), b = at.b(i), out = at.c(i);
-                                     });
+  run_entry_ranges<SA, SB>(c, [&](int64_t lo, int64_t hi, auto&& entry) {
+    tile::amx_small_products<Kernel>(lo, hi, c.m, c.n, c.k, c.alpha, c.beta, c.a_cs, c.b_cs, c.ldc, entry);
   });
   return true;
 }

@@ -23,12 +23,8 @@ struct Int8VnniInstance {
       return Tiled::run(c);
     if (verbose(1) && !c.quiet)
       verbose_write("blas", "gemm_ex: u8 A: small products on VNNI (A's quads made in registers, B read in place)");
-    const BatchEntries<uint8_t, int8_t, int32_t> at{c};
-    for_batch_ranges(c, [&](int64_t lo, int64_t hi, int) {
-      tile::vnni_small_products(lo, hi, c.m, c.n, c.k, c.alpha, c.beta, c.a_cs, c.b_cs, c.ldc,
-                                [&](int64_t i, const uint8_t*& a, const int8_t*& b, int32_t*& out) {
-                                  a = at.a(i), b = at.b(i), out = at.c(i);
-                                });
+    run_entry_ranges<uint8_t, int8_t>(c, [&](int64_t lo, int64_t hi, auto&& entry) {
+      tile::vnni_small_products(lo, hi, c.m, c.n, c.k, c.alpha, c.beta, c.a_cs, c.b_cs, c.ldc, entry);
     });
   }
 
