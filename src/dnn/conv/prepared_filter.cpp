@@ -14,7 +14,6 @@ struct PreparedFilter::Impl {
   FilterDesc desc;              // the filter as the caller described it
   detail::ConvProblem problem;  // the problem it was prepared on
   bool transformed = false;     // data is the algorithm's form (else a copy of w in desc's layout)
-  bool narrow = false;          // that form is of a filter read as stored (bf16 tiles), else f32
   std::size_t floats = 0;
   AlignedArray<float> data;     // 64-byte aligned: the microkernels stream it
 };
@@ -37,6 +36,9 @@ std::string first_mismatch(const ConvProblem& was, const ConvProblem& now) {
   return {};
 }
 
+// Whether f's form is of a filter read as stored (AMX's bf16 tile panels), else f32.
+bool narrow_form(const PreparedFilter::Impl& f) { return f.transformed && detail::reads_narrow(f.problem, f.algo); }
+
 const PreparedFilter::Impl& checked(const PreparedFilter& w) {
   check_arg(!w.empty(), "w", "the prepared filter is empty (use prepare_forward_filter)");
   return w.impl();
@@ -54,12 +56,13 @@ ConvProblem prepared_problem(const Handle& h, const ConvDescs& d, const Prepared
   });
   // A bf16 filter in the AMX route's panels serves only calls that route takes (packed tensors);
   // one prepared in f32 for a staged call serves only staged calls.
-  check_arg(!f.transformed || f.narrow == detail::reads_narrow(p, f.algo), "w", [&] {
+  const bool narrow = narrow_form(f);
+  check_arg(!f.transformed || narrow == detail::reads_narrow(p, f.algo), "w", [&] {
     return "w was prepared as " + std::string(conv_algo_name(f.algo)) + "'s " +
-           (f.narrow ? std::string(dtype_name(p.dtype)) + " tile panels, which read packed channels-last x and y"
+           (narrow ? std::string(dtype_name(p.dtype)) + " tile panels, which read packed channels-last x and y"
                      : std::string("f32 panels of the widened filter, for calls on f32 copies of x and y")) +
            "; called with '" + p.str() + "'" +
-           (f.narrow ? "" : ", whose packed tensors this algorithm reads as stored");
+           (narrow ? "" : ", whose packed tensors this algorithm reads as stored");
   });
   p.filter_prepared = f.transformed;
   return p;
@@ -97,12 +100,11 @@ PreparedFilter prepare_forward_filter(const Handle& h, const TensorDesc& x, cons
   f->problem = p;
   f->data = detail::prepare_filter_data(p, algo, w);
   f->transformed = f->data.get() != nullptr;
-  f->narrow = f->transformed && detail::reads_narrow(p, algo);
   const detail::ConvAlgorithm& a = detail::conv_algorithm(algo);
   const std::size_t stored_bytes = std::size_t(w_desc.element_count()) * dtype_size(w_desc.dtype());
-  f->floats = !f->transformed ? (stored_bytes + 3) / 4
-              : f->narrow     ? (a.prepared_narrow_bytes(p) + 3) / 4
-                              : a.prepared_filter_floats(p);
+  f->floats = !f->transformed   ? (stored_bytes + 3) / 4
+              : narrow_form(*f) ? (a.prepared_narrow_bytes(p) + 3) / 4
+                                : a.prepared_filter_floats(p);
   if (!f->transformed) {  // the algorithm reads w as given (or stages it in f32): keep a copy
     f->data = make_aligned_long_lived<float>(std::max<std::size_t>(f->floats, 1));
     if (stored_bytes) std::memcpy(f->data.get(), w, stored_bytes);
