@@ -52,9 +52,14 @@ void check_narrow(DType t) {
     for (int threads : {1, 2})
       for (Op ta : {Op::N, Op::T})
         for (Op tb : {Op::N, Op::T})
-          for (auto [m, n, k] : {std::tuple{37, 23, 51}, std::tuple{200, 9, 300}, std::tuple{5, 300, 17}}) {
+          // Few rows over a long depth and an edge panel (B's column panels widened one by one
+          // and read as an f32 B in place: Mainloop::widen_b), in one or two k blocks.
+          for (auto [m, n, k] : {std::tuple{37, 23, 51}, std::tuple{200, 9, 300}, std::tuple{5, 300, 17},
+                                 std::tuple{16, 50, 2500}, std::tuple{30, 26, 700}}) {
+            // B inside a larger matrix (ldb past its depth or width).
+            const index_t lda = ta == Op::N ? m : k, ldb = (tb == Op::N ? k : n) + 3;
             std::mt19937 rng(5);
-            std::vector<N> A(size_t(m * k)), B(size_t(k * n));
+            std::vector<N> A(size_t(m * k)), B(size_t(ldb * (tb == Op::N ? n : k)));
             std::vector<float> Af, Bf;
             random_narrow(rng, A, Af);
             random_narrow(rng, B, Bf);
@@ -72,7 +77,6 @@ void check_narrow(DType t) {
             Handle h;
             h.set_isa(isa);
             h.set_num_threads(threads);
-            const index_t lda = ta == Op::N ? m : k, ldb = tb == Op::N ? k : n;
             gemm_ex(h, ta, tb, m, n, k, 0.5f, A.data(), t, lda, B.data(), t, ldb, 2.0f, C1.data(), m);
             gemm<float>(h, ta, tb, m, n, k, 0.5f, Af.data(), lda, Bf.data(), ldb, 2.0f, C2.data(), m);
             // Bitwise, except that which NaN payload survives a sum may depend on the

@@ -41,6 +41,12 @@ struct Mainloop {
   using T = typename Kernel::T;
   static constexpr bool a_in_place_ok = AOp::has_view && std::is_same_v<typename AOp::value_type, T>;
   static constexpr bool b_in_place_ok = BOp::has_view && std::is_same_v<typename BOp::value_type, T>;
+  // A bf16 or f16 op(B) in memory, under f32 compute, whose columns hold their depth
+  // contiguously can take the in-place route through a widened copy of each column panel
+  // (b_panel, below).
+  static constexpr bool b_widened_ok =
+      BOp::has_view && std::is_same_v<T, float> &&
+      (std::is_same_v<typename BOp::value_type, bf16> || std::is_same_v<typename BOp::value_type, f16>);
   static constexpr int MR = Kernel::mr, NR = Kernel::nr;
   static constexpr bool a_prepacked = is_prepacked<AOp>, b_prepacked = is_prepacked<BOp>;
   static_assert(!a_prepacked || prepacked_width<AOp>() == MR, "a prepacked A must be packed in panels of the kernel's MR rows");
@@ -58,10 +64,18 @@ struct Mainloop {
     // A packed A runs the kernel's loop with constant A strides; a triangular one is at most a
     // diagonal block, cheap to pack.
     if (tri != Triangle::none || tris.a != Triangle::none) policy.pack_a = true;
-    if constexpr (!b_in_place_ok) policy.pack_b = true;
+    // Where the policy reads B in place, a narrow B with depth-contiguous columns has each
+    // column panel widened just before its tiles, column by column (no transpose), and the
+    // kernel reads that copy as it reads an f32 B in place: the same values in the same order,
+    // so the same bits as packing. Packed, B went through register transposes for few rows
+    // (bf16 16 x 4096 x 4096 spent half of its time there).
+    bool widen_b = false;
+    if constexpr (b_widened_ok) widen_b = !policy.pack_b && b.v.cs == 1;
+    if constexpr (!b_in_place_ok) policy.pack_b = !widen_b;
     T* bp = nullptr;
     T* ap = nullptr;
-    if (policy.pack_b && !b_prepacked)
+    if (widen_b) bp = static_cast<T*>(thread_pack_buffer(1).get(sizeof(T) * std::size_t(bs.kc * NR)));
+    else if (policy.pack_b && !b_prepacked)
       bp = static_cast<T*>(
           thread_pack_buffer(1).get(sizeof(T) * std::size_t(panel_depth(bs.kc) * round_up(std::min(bs.nc, n), NR))));
     if (!a_prepacked)
@@ -150,6 +164,17 @@ struct Mainloop {
           auto b_panel = [&](int64_t jr, int64_t nr) -> BPanel {
             if constexpr (b_prepacked) return {b.panel(jc + jr, pc), NR, 1};
             BPanel bt{bp + jr * panel_depth(kc), NR, 1};
+            if constexpr (b_widened_ok) {
+              if (widen_b) {  // b.v is panel-major: column j's depth run starts at data + j * rs
+                if (nr != NR && !covers_exactly<Kernel>(MR, nr)) {
+                  b.template pack<NR>(jc + jr, nr, pc, kc, bp);
+                  return {bp, NR, 1};
+                }
+                const auto* src = b.v.data + (jc + jr) * b.v.rs + pc;
+                for (int64_t j = 0; j < nr; ++j) widen_run(src + j * b.v.rs, bp + j * kc, kc);
+                return {bp, 1, kc};
+              }
+            }
             if constexpr (b_in_place_ok) {  // policy.pack_b is forced for every other operand
               if (!policy.pack_b && (nr == NR || covers_exactly<Kernel>(MR, nr))) {
                 // b.v is panel-major: (j, p) at data + j * rs + p * cs.
