@@ -272,14 +272,16 @@ void check_integer(DType a_type, A lo, A hi) {
           for (auto [m, n, k] :
                {std::tuple{17, 9, 1100}, std::tuple{40, 33, 513}, std::tuple{3, 70, 5}, std::tuple{64, 50, 67},
                 std::tuple{32, 40, 200}, std::tuple{24, 200, 2000}, std::tuple{70, 33, 2500},
-                std::tuple{100, 20, 300}}) {
+                std::tuple{100, 20, 300}, std::tuple{48, 30, 1604}}) {
+            // B inside a larger matrix (4 past its depth or width): a few-row NN product with
+            // whole quads reads B's columns in place (QuadColumnsOperand), k blocks included.
+            const index_t lda = ta == Op::N ? m : k, ldb = (tb == Op::N ? k : n) + 4;
             std::mt19937 rng(9);
             std::vector<A> Av(size_t(m * k));
-            std::vector<int8_t> Bv(size_t(k * n));
+            std::vector<int8_t> Bv(size_t(ldb * (tb == Op::N ? n : k)));
             // Half the entries at the extremes, to test exactness of the f32 path.
             for (auto& v : Av) v = rng() % 2 ? (rng() % 2 ? lo : hi) : A(int(lo) + int(rng() % (int(hi) - int(lo) + 1)));
             for (auto& v : Bv) v = rng() % 2 ? (rng() % 2 ? int8_t(-128) : int8_t(127)) : int8_t(int(rng() % 256) - 128);
-            const index_t lda = ta == Op::N ? m : k, ldb = tb == Op::N ? k : n;
             std::vector<int32_t> C(size_t(m * n));
             for (auto& v : C) v = int32_t(rng() % 2001) - 1000;
             const std::vector<int32_t> C0 = C;

@@ -286,6 +286,34 @@ struct ShiftedQuadOperand {
   }
 };
 
+// An op(B) whose columns hold their depth contiguously in whole quads (NN: k a multiple of 4,
+// the column stride too, 4-byte aligned): each column's quads already are the slots the quad
+// kernels broadcast, so where the policy streams B the mainloop reads them in place (`v`, in
+// slots: (j, q) at data + j * rs + q; depth_per_value converts the mainloop's depth); blocks
+// and edge panels it packs go through the byte view. For few rows B's packing (a transpose of
+// 32-bit quads) had taken more time than the products (u8s8s32 16 x 4096 x 4096).
+struct QuadColumnsOperand {
+  using value_type = int32_t;
+  static constexpr bool has_view = true;
+  static constexpr int64_t depth_per_value = 4;
+  MatrixView<int32_t> v;
+  QuadOperand<int8_t> bytes;
+
+  // b: op(B) seen panel-major, (j, p) at data + j * rs + p * cs.
+  static bool fits(const MatrixView<int8_t>& b, int64_t k) {
+    return b.cs == 1 && b.rs % 4 == 0 && k % 4 == 0 && reinterpret_cast<std::uintptr_t>(b.data) % 4 == 0;
+  }
+  static QuadColumnsOperand of(const MatrixView<int8_t>& b) {
+    return {{reinterpret_cast<const int32_t*>(b.data), b.rs / 4, 1}, {b}};
+  }
+  QuadColumnsOperand shifted(int64_t i0) const { return {v.block(i0, 0), bytes.shifted(i0)}; }
+
+  template <int W, class T>
+  void pack(int64_t i0, int64_t len, int64_t p0, int64_t kc, T* __restrict dst) const {
+    bytes.template pack<W>(i0, len, p0, kc, dst);
+  }
+};
+
 // The low and high int16 of a packed pair.
 inline int32_t pair_lo(int32_t x) { return int16_t(uint16_t(uint32_t(x))); }
 inline int32_t pair_hi(int32_t x) { return int16_t(uint16_t(uint32_t(x) >> 16)); }
@@ -401,40 +429,48 @@ struct MicroKernelSlots {
 
   // The full tile stays inlined in the mainloop (out of line, the call cost 5-7% of a 64^3
   // call: a 16-slot tile is ~200 cycles); the edge kernels are calls of their own.
+  // B's slots: packed (b_ps NR, b_js 1) or read in place from depth-contiguous columns (b_ps 1,
+  // b_js the column stride in slots: QuadColumnsOperand).
   [[gnu::always_inline]] static void run(int64_t kc, const int32_t* a, int64_t a_ps, const int32_t* b, int64_t b_ps,
                                          int64_t b_js, int32_t* c, int64_t ldc, int32_t alpha, int32_t beta) {
-    if constexpr (Full) compute<mr, NR>(kc, a, a_ps, b, b_ps, c, ldc, alpha, beta);
-    else edge(kc, a, a_ps, b, b_ps, b_js, c, ldc, alpha, beta);
+    if constexpr (Full) {
+      if (b_ps == NR && b_js == 1) compute<mr, NR, 1>(kc, a, a_ps, b, b_ps, 1, c, ldc, alpha, beta);
+      else compute<mr, 1, 0>(kc, a, a_ps, b, b_ps, b_js, c, ldc, alpha, beta);
+    } else {
+      edge(kc, a, a_ps, b, b_ps, b_js, c, ldc, alpha, beta);
+    }
   }
 
  private:
   using V = typename Vec::V;
 
   [[gnu::noinline]] static void edge(int64_t kc, const int32_t* a, int64_t a_ps, const int32_t* b, int64_t b_ps,
-                                     int64_t, int32_t* c, int64_t ldc, int32_t alpha, int32_t beta) {
-    compute<0, 0>(kc, a, a_ps, b, b_ps, c, ldc, alpha, beta);
+                                     int64_t b_js, int32_t* c, int64_t ldc, int32_t alpha, int32_t beta) {
+    compute<0, 0, 0>(kc, a, a_ps, b, b_ps, b_js, c, ldc, alpha, beta);
   }
 
-  // APS, BPS: the slot strides as constants (the full tile is only ever run on its own packed
-  // panels), or 0 for the run-time ones (the edge kernels read the full tile's panels).
-  template <int APS, int BPS>
+  // APS, BPS, BJS: the slot strides as constants (the full tile on its own packed panels, or on
+  // B in place: BPS 1), or 0 for the run-time ones (the edge kernels read the full tile's panels).
+  template <int APS, int BPS, int BJS>
   [[gnu::always_inline]] static void compute(int64_t kc, const int32_t* __restrict a, int64_t a_ps,
-                                             const int32_t* __restrict b, int64_t b_ps, int32_t* __restrict c,
-                                             int64_t ldc, int32_t alpha, int32_t beta) {
+                                             const int32_t* __restrict b, int64_t b_ps, int64_t b_js,
+                                             int32_t* __restrict c, int64_t ldc, int32_t alpha, int32_t beta) {
     V acc[NR][NV];
 #pragma GCC unroll 12
     for (int j = 0; j < NR; ++j)
 #pragma GCC unroll 2
       for (int v = 0; v < NV; ++v) acc[j][v] = Vec::zero();
-    accumulate<APS, BPS>((kc + depth - 1) / depth, a, a_ps, b, b_ps, acc);
+    accumulate<APS, BPS, BJS>((kc + depth - 1) / depth, a, a_ps, b, b_ps, b_js, acc);
     store(acc, c, ldc, alpha, beta);
   }
 
-  template <int APS, int BPS>
+  template <int APS, int BPS, int BJS>
   [[gnu::always_inline]] static void accumulate(int64_t slots, const int32_t* __restrict a, int64_t a_ps,
-                                                const int32_t* __restrict b, int64_t b_ps, V (&acc)[NR][NV]) {
+                                                const int32_t* __restrict b, int64_t b_ps, int64_t b_js,
+                                                V (&acc)[NR][NV]) {
     if constexpr (APS != 0) a_ps = APS;
     if constexpr (BPS != 0) b_ps = BPS;
+    if constexpr (BJS != 0) b_js = BJS;
 #pragma GCC unroll 2
     for (int64_t q = 0; q < slots; ++q, a += a_ps, b += b_ps) {
       V av[NV];
@@ -442,7 +478,7 @@ struct MicroKernelSlots {
       for (int v = 0; v < NV; ++v) av[v] = Vec::load(a + Vec::lanes * v);
 #pragma GCC unroll 12
       for (int j = 0; j < NR; ++j) {
-        const V bj = Vec::set1(b[j]);
+        const V bj = Vec::set1(b[j * b_js]);
 #pragma GCC unroll 2
         for (int v = 0; v < NV; ++v) acc[j][v] = Products::template add<Vec>(acc[j][v], av[v], bj);
       }

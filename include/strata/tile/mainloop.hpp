@@ -48,6 +48,11 @@ struct Mainloop {
       BOp::has_view && std::is_same_v<T, float> &&
       (std::is_same_v<typename BOp::value_type, bf16> || std::is_same_v<typename BOp::value_type, f16>);
   static constexpr int MR = Kernel::mr, NR = Kernel::nr;
+  // Depth values per element of an in-place B view (byte quads read as int32 slots: 4).
+  static constexpr int64_t b_depth_per_value = [] {
+    if constexpr (requires { BOp::depth_per_value; }) return BOp::depth_per_value;
+    else return int64_t(1);
+  }();
   static constexpr bool a_prepacked = is_prepacked<AOp>, b_prepacked = is_prepacked<BOp>;
   static_assert(!a_prepacked || prepacked_width<AOp>() == MR, "a prepacked A must be packed in panels of the kernel's MR rows");
   static_assert(!b_prepacked || prepacked_width<BOp>() == NR, "a prepacked B must be packed in panels of the kernel's NR columns");
@@ -85,11 +90,11 @@ struct Mainloop {
     alignas(64) T edge[MR * NR];
     // A B read in place that fits in L1 is not fetched ahead: it is there after the first
     // panel, and the fetch loop was a third of the mainloop's own time at 32^3.
-    const bool fetch_b = k * n * int64_t(sizeof(T)) > l1_floor_bytes;
+    const bool fetch_b = k / b_depth_per_value * n * int64_t(sizeof(T)) > l1_floor_bytes;
     // The half-height kernel's steps are half as long: its fetch of the next B panel pays only
     // where B comes from memory (16 x 4096 x 4096, 64 MB: 1.09-1.12x); from L3 it cost more than
     // the hardware prefetcher left to gain (16 x 1024 x 1024: 0.78-0.81x).
-    const bool b_from_memory = k * n * int64_t(sizeof(T)) > int64_t(cpu_features().l3_bytes);
+    const bool b_from_memory = k / b_depth_per_value * n * int64_t(sizeof(T)) > int64_t(cpu_features().l3_bytes);
 
     // Blocks of equal size: n = 4096 in blocks of at most 4092 columns had left a second block
     // of 4 columns that packed all of A again (4096^3: 1.03-1.05x, NT alike).
@@ -178,7 +183,7 @@ struct Mainloop {
             if constexpr (b_in_place_ok) {  // policy.pack_b is forced for every other operand
               if (!policy.pack_b && (nr == NR || covers_exactly<Kernel>(MR, nr))) {
                 // b.v is panel-major: (j, p) at data + j * rs + p * cs.
-                bt = {b.v.data + (jc + jr) * b.v.rs + pc * b.v.cs, b.v.cs, b.v.rs};
+                bt = {b.v.data + (jc + jr) * b.v.rs + pc / b_depth_per_value * b.v.cs, b.v.cs, b.v.rs};
                 // Streaming B is latency-bound: the next panel is fetched while this one computes
                 // (by run_column, below).
                 if (fetch_b && bt.ps == 1 && nr == NR && jr + 2 * NR <= nc) bt.next = bt.data + NR * bt.js;
