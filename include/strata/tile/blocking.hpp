@@ -103,12 +103,17 @@ inline BlockSizes derive_block_sizes(int mr, int nr, std::size_t elem_bytes, std
   // fewer passes over C: measured interleaved at 1024^3-2048^3, f32 16x6, KC 320 (MC 192) ran
   // 2-4% faster than half of L1 (KC 176, MC 368).
   int64_t kc = int64_t(l1) * 7 / 8 / ((mr + nr) * e);
-  kc = std::clamp<int64_t>(round_down_to(kc, 16), 128, 512);
+  // Byte quads (e 1) take their derived kc up to 1024 (AVX-512 976 on 48 KB of L1: 512 had made
+  // a B panel of 6 KB).
+  kc = std::clamp<int64_t>(round_down_to(kc, 16), 128, std::max<int64_t>(512, 1024 / e));
   // The MC x KC block of A takes about half of L2, and at most 512 KB: on an Emerald Rapids VM
   // (2 MB L2, its two vCPUs one core's hyperthreads) f32 MC 384 (480 KB) against the 800 of
   // half of L2: 4096^3 1.22-1.29x, 2048^3 1.00-1.24x, below 1.00-1.10x; f64 1024^3-2048^3
   // 1.08-1.27x. Zen 5's 1 MB L2 derives the same as before.
-  int64_t mc = round_down_to(std::min<int64_t>(int64_t(l2) / 2, int64_t(512) << 10) / (kc * e), mr);
+  // Byte quads keep the rows of a 512-deep block (a 1 MB block at kc 976; with half the rows
+  // 4096 x 4096 x 64 and x 128, one k block either way, had lost 6%).
+  const int64_t a_depth = std::min<int64_t>(kc, 512);
+  int64_t mc = round_down_to(std::min<int64_t>(int64_t(l2) / 2, int64_t(512) << 10) / (a_depth * e), mr);
   mc = std::clamp<int64_t>(mc, mr, 1024 / mr * mr);
   return {mc, kc, l3_block_columns(nr, e, kc, l3)};
 }
