@@ -249,26 +249,26 @@ struct Int8KernelInstance {
     return true;
   }
 
-  // The engine on A as given and B packed as Operand<int8_t> slots.
+  // The engine on A as given and B packed as Operand<int8_t> slots -- or, for few rows (at most
+  // 2 MR, as f32 streams B) on the byte quads with B's columns in whole quads, B read in place.
+  // In-process against packing, 1 thread: 16 x 4096 x 4096 2.08x, 32 x 4096 x 4096 1.57x, 64 x
+  // 4096 x 4096 1.26x, 64 x 1024 x 1024 1.12x (2 threads 1.09-1.95x, 64 x 256 x 256 0.96x);
+  // 96-128 rows 0.95-1.16x, 256 rows and more 0.80-0.97x.
   template <class Kernel, template <class> class Operand, class AOp>
   static void run_on(const GemmCall<int32_t>& c, const AOp& a, const tile::BlockSizes& bs) {
     const auto bv = tile::MatrixView<int8_t>{static_cast<const int8_t*>(c.b), c.b_rs, c.b_cs}.transposed();
-    // Few rows (at most 2 MR, as f32 streams B) on the byte quads, B's columns in whole quads:
-    // B read in place. In-process against packing, 1 thread: 16 x 4096 x 4096 2.08x, 32 x 4096
-    // x 4096 1.57x, 64 x 4096 x 4096 1.26x, 64 x 1024 x 1024 1.12x (2 threads 1.09-1.95x, 64 x
-    // 256 x 256 0.96x); 96-128 rows 0.95-1.16x, 256 rows and more 0.80-0.97x.
+    auto run = [&](const auto& b, tile::PackPolicy policy) {
+      tile::gemm_operands<Kernel>(c.m, c.n, c.k, c.alpha, a, b, c.beta, c.c, c.ldc, c.threads, bs, tile::NoEpilogue{},
+                                  policy);
+    };
     if constexpr (std::is_same_v<Operand<int8_t>, tile::QuadOperand<int8_t>>) {
       if (c.m <= 2 * Kernel::mr && tile::QuadColumnsOperand::fits(bv, c.k)) {
         tile::PackPolicy policy;
         policy.pack_b = false;
-        tile::gemm_operands<Kernel>(c.m, c.n, c.k, c.alpha, a, tile::QuadColumnsOperand::of(bv), c.beta, c.c, c.ldc,
-                                    c.threads, bs, tile::NoEpilogue{}, policy);
-        return;
+        return run(tile::QuadColumnsOperand::of(bv), policy);
       }
     }
-    const Operand<int8_t> b{bv};
-    tile::gemm_operands<Kernel>(c.m, c.n, c.k, c.alpha, a, b, c.beta, c.c, c.ldc, c.threads, bs, tile::NoEpilogue{},
-                                tile::PackPolicy{});
+    run(Operand<int8_t>{bv}, tile::PackPolicy{});
   }
 
   template <class Kernel, template <class> class Operand, class SA>
