@@ -53,9 +53,10 @@ void check_narrow(DType t) {
       for (Op ta : {Op::N, Op::T})
         for (Op tb : {Op::N, Op::T})
           // Few rows over a long depth and an edge panel (B's column panels widened one by one
-          // and read as an f32 B in place: Mainloop::widen_b), in one or two k blocks.
+          // and read as an f32 B in place: Mainloop::widen_b), in one or more k blocks; a B past
+          // L2 (5 MB) widened a line of every column at a time, a k block's tail included.
           for (auto [m, n, k] : {std::tuple{37, 23, 51}, std::tuple{200, 9, 300}, std::tuple{5, 300, 17},
-                                 std::tuple{16, 50, 2500}, std::tuple{30, 26, 700}}) {
+                                 std::tuple{16, 50, 2500}, std::tuple{30, 26, 700}, std::tuple{8, 1200, 2100}}) {
             // B inside a larger matrix (ldb past its depth or width).
             const index_t lda = ta == Op::N ? m : k, ldb = (tb == Op::N ? k : n) + 3;
             std::mt19937 rng(5);
