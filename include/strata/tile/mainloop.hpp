@@ -76,7 +76,7 @@ struct Mainloop {
     // (bf16 16 x 4096 x 4096 spent half of its time there).
     bool widen_b = false;
     if constexpr (b_widened_ok) widen_b = !policy.pack_b && b.v.cs == 1;
-    const bool widen_by_lines = widen_b && k * n * 2 > int64_t(cpu_features().l2_bytes);
+    const bool widen_by_lines = widen_b && k * n * 2 > int64_t(cpu_features().l2_bytes);  // 2-byte B
     if constexpr (!b_in_place_ok) policy.pack_b = !widen_b;
     T* bp = nullptr;
     T* ap = nullptr;
@@ -179,7 +179,7 @@ struct Mainloop {
                 const auto* src = b.v.data + (jc + jr) * b.v.rs + pc;
                 // A B beyond L2 is widened a line of every column at a time: the columns' misses
                 // are then in flight together (column after column, the prefetcher met a new
-                // short stream every 43 lines: bf16 16 x 4096 x 4096 1.07-1.09x, 32 x 4096 x
+                // short stream every 43 lines: bf16 16 x 4096 x 4096 1.03-1.09x, 32 x 4096 x
                 // 4096 1.05-1.14x; within L2 0.97-1.0x, so there column by column).
                 int64_t whole = 0;
                 if (widen_by_lines) {
