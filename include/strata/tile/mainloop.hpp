@@ -80,8 +80,7 @@ struct Mainloop {
     if constexpr (!b_in_place_ok) policy.pack_b = !widen_b;
     T* bp = nullptr;
     T* ap = nullptr;
-    if (widen_b) bp = static_cast<T*>(thread_pack_buffer(1).get(sizeof(T) * std::size_t(bs.kc * NR)));
-    else if (policy.pack_b && !b_prepacked)
+    if (policy.pack_b && !b_prepacked)
       bp = static_cast<T*>(
           thread_pack_buffer(1).get(sizeof(T) * std::size_t(panel_depth(bs.kc) * round_up(std::min(bs.nc, n), NR))));
     if (!a_prepacked)
@@ -170,34 +169,32 @@ struct Mainloop {
           auto b_panel = [&](int64_t jr, int64_t nr) -> BPanel {
             if constexpr (b_prepacked) return {b.panel(jc + jr, pc), NR, 1};
             BPanel bt{bp + jr * panel_depth(kc), NR, 1};
-            if constexpr (b_widened_ok) {
-              if (widen_b) {  // b.v is panel-major: column j's depth run starts at data + j * rs
-                if (nr != NR && !covers_exactly<Kernel>(MR, nr)) {
-                  b.template pack<NR>(jc + jr, nr, pc, kc, bp);
-                  return {bp, NR, 1};
-                }
-                const auto* src = b.v.data + (jc + jr) * b.v.rs + pc;
-                // A B beyond L2 is widened a line of every column at a time: the columns' misses
-                // are then in flight together (column after column, the prefetcher met a new
-                // short stream every 43 lines: bf16 16 x 4096 x 4096 1.03-1.09x, 32 x 4096 x
-                // 4096 1.05-1.14x; within L2 0.97-1.0x, so there column by column).
-                int64_t whole = 0;
-                if (widen_by_lines) {
-                  whole = kc / 32 * 32;
-                  for (int64_t p = 0; p < whole; p += 32)
-                    for (int64_t j = 0; j < nr; ++j) widen_run(src + j * b.v.rs + p, bp + j * kc + p, 32);
-                }
-                for (int64_t j = 0; j < nr; ++j) widen_run(src + j * b.v.rs + whole, bp + j * kc + whole, kc - whole);
-                return {bp, 1, kc};
-              }
-            }
-            if constexpr (b_in_place_ok) {  // policy.pack_b is forced for every other operand
+            // policy.pack_b is forced for every operand read neither in place nor widened.
+            if constexpr (b_in_place_ok || b_widened_ok) {
               if (!policy.pack_b && (nr == NR || covers_exactly<Kernel>(MR, nr))) {
                 // b.v is panel-major: (j, p) at data + j * rs + p * cs.
-                bt = {b.v.data + (jc + jr) * b.v.rs + pc / b_depth_per_value * b.v.cs, b.v.cs, b.v.rs};
-                // Streaming B is latency-bound: the next panel is fetched while this one computes
-                // (by run_column, below).
-                if (fetch_b && bt.ps == 1 && nr == NR && jr + 2 * NR <= nc) bt.next = bt.data + NR * bt.js;
+                if constexpr (b_widened_ok) {  // cs 1: column j's depth run from data + j * rs
+                  T* wide = static_cast<T*>(thread_pack_buffer(1).get(sizeof(T) * std::size_t(NR * kc)));
+                  const auto* src = b.v.data + (jc + jr) * b.v.rs + pc;
+                  // A B beyond L2 is widened a line of every column at a time: the columns'
+                  // misses are then in flight together (column after column, the prefetcher met
+                  // a new short stream every 43 lines: bf16 16 x 4096 x 4096 1.03-1.09x, 32 x
+                  // 4096 x 4096 1.05-1.14x; within L2 0.97-1.0x, so there column by column).
+                  int64_t whole = 0;
+                  if (widen_by_lines) {
+                    whole = kc / 32 * 32;
+                    for (int64_t p = 0; p < whole; p += 32)
+                      for (int64_t j = 0; j < nr; ++j) widen_run(src + j * b.v.rs + p, wide + j * kc + p, 32);
+                  }
+                  for (int64_t j = 0; j < nr; ++j)
+                    widen_run(src + j * b.v.rs + whole, wide + j * kc + whole, kc - whole);
+                  return {wide, 1, kc};
+                } else {
+                  bt = {b.v.data + (jc + jr) * b.v.rs + pc / b_depth_per_value * b.v.cs, b.v.cs, b.v.rs};
+                  // Streaming B is latency-bound: the next panel is fetched while this one
+                  // computes (by run_column, below).
+                  if (fetch_b && bt.ps == 1 && nr == NR && jr + 2 * NR <= nc) bt.next = bt.data + NR * bt.js;
+                }
               } else if (!policy.pack_b) {
                 T* bedge = static_cast<T*>(thread_pack_buffer(1).get(sizeof(T) * std::size_t(NR * kc)));
                 b.template pack<NR>(jc + jr, nr, pc, kc, bedge);
