@@ -249,11 +249,13 @@ struct Int8KernelInstance {
     return true;
   }
 
-  // The engine on A as given and B packed as Operand<int8_t> slots -- or, for few rows (at most
-  // 2 MR, as f32 streams B) on the byte quads with B's columns in whole quads, B read in place.
-  // In-process against packing, 1 thread: 16 x 4096 x 4096 2.08x, 32 x 4096 x 4096 1.57x, 64 x
-  // 4096 x 4096 1.26x, 64 x 1024 x 1024 1.12x (2 threads 1.09-1.95x, 64 x 256 x 256 0.96x);
-  // 96-128 rows 0.95-1.16x, 256 rows and more 0.80-0.97x.
+  // The engine on A as given and B packed as Operand<int8_t> slots -- or, on the byte quads with
+  // B's columns in whole quads, B read in place where the rows fit one A block or the depth is
+  // short. In-process against packing B, 1 thread: 16 x 4096 x 4096 2.08x, 64 x 1024 x 1024
+  // 1.17x (after the kernel's in-place addressing), 100^3-512^3 1.05-1.09x, 1024^3 1.03x,
+  // 4096 x 4096 x 64 1.11x, depth 256-512 1.00-1.03x; but several A blocks over a long depth
+  // lost (1536^3-4096^3 0.81-0.85x, 2048 x 512 x 2048 0.81x, 1280^3 0.98x), B's in-place panel
+  // then coming back from L3 for every A block as twelve short column streams.
   template <class Kernel, template <class> class Operand, class AOp>
   static void run_on(const GemmCall<int32_t>& c, const AOp& a, const tile::BlockSizes& bs) {
     const auto bv = tile::MatrixView<int8_t>{static_cast<const int8_t*>(c.b), c.b_rs, c.b_cs}.transposed();
@@ -262,7 +264,7 @@ struct Int8KernelInstance {
                                   policy);
     };
     if constexpr (std::is_same_v<Operand<int8_t>, tile::QuadOperand<int8_t>>) {
-      if (c.m <= 2 * Kernel::mr && tile::QuadColumnsOperand::fits(bv, c.k)) {
+      if ((c.m <= bs.mc || c.k <= 512) && tile::QuadColumnsOperand::fits(bv, c.k)) {
         tile::PackPolicy policy;
         policy.pack_b = false;
         return run(tile::QuadColumnsOperand::of(bv), policy);
