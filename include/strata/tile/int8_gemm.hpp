@@ -64,6 +64,10 @@ struct SlotOperand {
 #if defined(__AVX2__)
       if (v.cs == 1) q = pack_depth_runs<W>(v.block(i0 + r0, p0), rows, kc / (8 * Depth), dst);
 #endif
+#if defined(__AVX512BW__)
+      if constexpr (Depth == 4 && W == 32)
+        if (v.rs == 1 && rows == 32) q = pack_quads_of_32_rows(v.block(i0 + r0, p0), kc / 4, dst);
+#endif
       for (; q < slots; ++q) {
         const MatrixView<S> at = v.block(i0 + r0, p0 + Depth * q);
         const int depth = int(std::min<int64_t>(Depth, kc - Depth * q));
@@ -116,6 +120,34 @@ struct SlotOperand {
           [&](int j, int r0, Floats8 col, int n) { store_words(d + (q0 + j) * W + r0, reinterpret_cast<__m256i>(col), n); });
     }
     return 8 * groups;
+  }
+#endif
+
+#if defined(__AVX512BW__)
+  // 32 adjacent rows (A not transposed, the AVX-512 quad tile's panel) into `count` whole quad
+  // slots, two 512-bit stores each: depth columns 0|2 and 1|3 of the 32 rows as two registers,
+  // a byte interleave per 128-bit lane (column pairs 0,1 and 2,3 of rows 0-7 | 16-23, and
+  // 8-15 | 24-31) and a word permute across lanes into rows 0-15 and 16-31. Six shuffles per
+  // slot where the 16-row path below takes sixteen (and its per-slot calls): at u8s8s32 128^3
+  // A's packing had been a seventh of the call.
+  static int64_t pack_quads_of_32_rows(const MatrixView<S>& at, int64_t count, int32_t* __restrict d) {
+    alignas(64) int16_t order[2][32];
+    for (int h = 0; h < 2; ++h)
+      for (int r = 0; r < 16; ++r) {
+        const int from = (r < 8 ? 0 : 32) + 8 * h + r % 8;  // lo's words, then hi's (32 on)
+        order[h][2 * r] = int16_t(from), order[h][2 * r + 1] = int16_t(from + 16);
+      }
+    const __m512i rows_lo = _mm512_load_si512(order[0]), rows_hi = _mm512_load_si512(order[1]);
+    auto column = [&](int64_t p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(&at(0, p))); };
+    for (int64_t q = 0; q < count; ++q, d += 32) {
+      const int64_t p = 4 * q;
+      const __m512i x = _mm512_inserti64x4(_mm512_castsi256_si512(column(p)), column(p + 2), 1);
+      const __m512i y = _mm512_inserti64x4(_mm512_castsi256_si512(column(p + 1)), column(p + 3), 1);
+      const __m512i lo = _mm512_unpacklo_epi8(x, y), hi = _mm512_unpackhi_epi8(x, y);
+      _mm512_storeu_si512(d, _mm512_permutex2var_epi16(lo, rows_lo, hi));
+      _mm512_storeu_si512(d + 16, _mm512_permutex2var_epi16(lo, rows_hi, hi));
+    }
+    return count;
   }
 #endif
 
