@@ -320,10 +320,11 @@ struct ShiftedQuadOperand {
 
 // An op(B) whose columns hold their depth contiguously in whole quads (NN: k a multiple of 4,
 // the column stride too, 4-byte aligned): each column's quads already are the slots the quad
-// kernels broadcast, so where the policy streams B the mainloop reads them in place (`v`, in
-// slots: (j, q) at data + j * rs + q; depth_per_value converts the mainloop's depth); blocks
+// kernels broadcast, so where the policy does not pack B the mainloop reads them in place (`v`,
+// in slots: (j, q) at data + j * rs + q; depth_per_value converts the mainloop's depth); blocks
 // and edge panels it packs go through the byte view. For few rows B's packing (a transpose of
-// 32-bit quads) had taken more time than the products (u8s8s32 16 x 4096 x 4096).
+// 32-bit quads) had taken more time than the products (u8s8s32 16 x 4096 x 4096); the caller
+// (kernel_instance.hpp) says where it pays.
 struct QuadColumnsOperand {
   using value_type = int32_t;
   static constexpr bool has_view = true;
@@ -522,7 +523,7 @@ struct MicroKernelSlots {
   // or 2 strides (x86's base + index * 4 or 8), so the step needs NR / 3 + 1 registers. With a
   // pointer or offset per column GCC kept the twelve in xmm registers and on the stack, and
   // every step moved them back (vmovq on the VNNI port): 4 MR rows in place had lost 0.84-0.96x
-  // against packing B.
+  // against packing B. (The f32 kernel's StridedColumns does the same with two bases of six.)
   [[gnu::always_inline]] static void accumulate_in_place(int64_t slots, const int32_t* __restrict a, int64_t a_ps,
                                                          const int32_t* __restrict b, int64_t b_js,
                                                          V (&acc)[NR][NV]) {
