@@ -244,16 +244,27 @@ struct SlotOperand {
 #if defined(__SSE2__)
   // The first n (<= 8) of eight slots, given as two halves: whole stores for B's panels of 6
   // (a variable-length copy, GCC's overlapping moves, was an eighth of a transposed-B call).
+  // Fixed-size moves for every n: the copy through memory that the rest had taken became
+  // `rep movsq`, whose start-up cost per slot made A's last panel of 4 rows a third of A's
+  // packing at u8s8s32 100^3.
   static void store_short(int32_t* d, __m128i lo, __m128i hi, int n) {
     if (n >= 6) {
       _mm_storeu_si128(reinterpret_cast<__m128i*>(d), lo);
       if (n == 8) return _mm_storeu_si128(reinterpret_cast<__m128i*>(d + 4), hi);
       if (n == 6) return _mm_storel_epi64(reinterpret_cast<__m128i*>(d + 4), hi);
     }
-    alignas(16) int32_t words[8];
-    _mm_store_si128(reinterpret_cast<__m128i*>(words), lo);
-    _mm_store_si128(reinterpret_cast<__m128i*>(words + 4), hi);
-    std::memcpy(d, words, sizeof(int32_t) * std::size_t(n));
+    if (n >= 4) {  // 4, 5 or 7
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(d), lo);
+      return store_few(d + 4, hi, n - 4);
+    }
+    store_few(d, lo, n);
+  }
+
+  // The first n (< 4) words of x.
+  static void store_few(int32_t* d, __m128i x, int n) {
+    if (n >= 2) _mm_storel_epi64(reinterpret_cast<__m128i*>(d), x);
+    if (n == 3) d[2] = _mm_cvtsi128_si32(_mm_srli_si128(x, 8));
+    if (n == 1) d[0] = _mm_cvtsi128_si32(x);
   }
 
   // The bytes of depth column b of `rows` <= 8 adjacent rows in the low 8 bytes. `avail`: rows
