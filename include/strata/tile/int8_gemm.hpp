@@ -155,11 +155,13 @@ struct SlotOperand {
   // A's packing had been a seventh of the call.
   static int64_t pack_quads_of_32_rows(const MatrixView<S>& at, int64_t count, int32_t* __restrict d) {
     const __m512i rows_lo = quad_rows_order(0), rows_hi = quad_rows_order(1);
+    const __mmask8 all = 0xff;  // masked forms: GCC 12's plain ones read an undefined vector (-Wmaybe-uninitialized)
     auto column = [&](int64_t p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(&at(0, p))); };
+    auto low_half = [&](int64_t p) { return _mm512_maskz_loadu_epi64(0x0f, &at(0, p)); };  // 32 bytes, zero above
     for (int64_t q = 0; q < count; ++q, d += 32) {
       const int64_t p = 4 * q;
-      const __m512i x = _mm512_inserti64x4(_mm512_castsi256_si512(column(p)), column(p + 2), 1);
-      const __m512i y = _mm512_inserti64x4(_mm512_castsi256_si512(column(p + 1)), column(p + 3), 1);
+      const __m512i x = _mm512_maskz_inserti64x4(all, low_half(p), column(p + 2), 1);
+      const __m512i y = _mm512_maskz_inserti64x4(all, low_half(p + 1), column(p + 3), 1);
       const __m512i lo = _mm512_unpacklo_epi8(x, y), hi = _mm512_unpackhi_epi8(x, y);
       _mm512_storeu_si512(d, _mm512_permutex2var_epi16(lo, rows_lo, hi));
       _mm512_storeu_si512(d + 16, _mm512_permutex2var_epi16(lo, rows_hi, hi));
@@ -180,20 +182,24 @@ struct SlotOperand {
     const __m512i cut2 = _mm512_set_epi32(0, 0, 0, 0, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8);
     const __mmask64 cols = (__mmask64(1) << 48) - 1;
     const __mmask16 twelve = 0x0fff;
+    const __mmask8 all = 0xff;  // masked forms: GCC 12's plain ones read an undefined vector (-Wmaybe-uninitialized)
     auto row = [&](int64_t p) { return _mm512_maskz_loadu_epi8(cols, &at(0, p)); };
     for (int64_t q = 0; q < count; ++q, d += 12) {
       const int64_t p = 4 * q;
       const __m512i c0 = row(p), c1 = row(p + 1), c2 = row(p + 2), c3 = row(p + 3);
-      const __m512i x = _mm512_shuffle_i64x2(c0, c2, 0x44), y = _mm512_shuffle_i64x2(c1, c3, 0x44);
+      const __m512i x = _mm512_maskz_shuffle_i64x2(all, c0, c2, 0x44);
+      const __m512i y = _mm512_maskz_shuffle_i64x2(all, c1, c3, 0x44);
       const __m512i lo = _mm512_unpacklo_epi8(x, y), hi = _mm512_unpackhi_epi8(x, y);
-      const __m512i xs = _mm512_shuffle_i64x2(c0, c2, 0xee), ys = _mm512_shuffle_i64x2(c1, c3, 0xee);
+      const __m512i xs = _mm512_maskz_shuffle_i64x2(all, c0, c2, 0xee);
+      const __m512i ys = _mm512_maskz_shuffle_i64x2(all, c1, c3, 0xee);
+      const __m512i los = _mm512_unpacklo_epi8(xs, ys), his = _mm512_unpackhi_epi8(xs, ys);
       const __m512i out0 = _mm512_permutex2var_epi16(lo, rows_lo, hi);
       const __m512i out1 = _mm512_permutex2var_epi16(lo, rows_hi, hi);
-      const __m512i out2 = _mm512_permutex2var_epi16(_mm512_unpacklo_epi8(xs, ys), rows_lo, _mm512_unpackhi_epi8(xs, ys));
+      const __m512i out2 = _mm512_permutex2var_epi16(los, rows_lo, his);  // columns 32-47
       _mm512_mask_storeu_epi32(d, twelve, out0);
       _mm512_mask_storeu_epi32(d + panel, twelve, _mm512_permutex2var_epi32(out0, cut1, out1));
       _mm512_mask_storeu_epi32(d + 2 * panel, twelve, _mm512_permutex2var_epi32(out1, cut2, out2));
-      _mm512_mask_storeu_epi32(d + 3 * panel, twelve, _mm512_alignr_epi32(out2, out2, 4));
+      _mm512_mask_storeu_epi32(d + 3 * panel, twelve, _mm512_maskz_alignr_epi32(0xffff, out2, out2, 4));
     }
     return count;
   }
@@ -242,11 +248,10 @@ struct SlotOperand {
   }
 
 #if defined(__SSE2__)
-  // The first n (<= 8) of eight slots, given as two halves: whole stores for B's panels of 6
-  // (a variable-length copy, GCC's overlapping moves, was an eighth of a transposed-B call).
-  // Fixed-size moves for every n: the copy through memory that the rest had taken became
-  // `rep movsq`, whose start-up cost per slot made A's last panel of 4 rows a third of A's
-  // packing at u8s8s32 100^3.
+  // The first n (<= 8) of eight slots, given as two halves, in fixed-size moves for every n: a
+  // variable-length copy (GCC's overlapping moves) had been an eighth of a transposed-B call on
+  // B's panels of 6, and as `rep movsq`, with its start-up cost per slot, A's last panel of 4
+  // rows a third of A's packing at u8s8s32 100^3.
   static void store_short(int32_t* d, __m128i lo, __m128i hi, int n) {
     if (n >= 6) {
       _mm_storeu_si128(reinterpret_cast<__m128i*>(d), lo);
