@@ -138,14 +138,20 @@ struct SlotOperand {
   // The word permute that takes the byte unpacks of two registers holding depth columns 0|2
   // and 1|3 (rows 0-7 | 16-23 of each pair in `lo`, 8-15 | 24-31 in `hi`) to the quads of rows
   // 0-15 (half 0) or 16-31 (half 1): per row its pair of columns 0,1 then its pair 2,3.
-  static __m512i quad_rows_order(int half) {
-    alignas(64) int16_t order[32];
-    for (int r = 0; r < 16; ++r) {
-      const int from = (r < 8 ? 0 : 32) + 8 * half + r % 8;  // lo's words, then hi's (32 on)
-      order[2 * r] = int16_t(from), order[2 * r + 1] = int16_t(from + 16);
-    }
-    return _mm512_load_si512(order);
-  }
+  // (A constant table: built in registers, it had been rebuilt on every panel's call.)
+  struct QuadRowsOrder {
+    alignas(64) int16_t words[2][32];
+  };
+  static constexpr QuadRowsOrder quad_rows_table = [] {
+    QuadRowsOrder t{};
+    for (int half = 0; half < 2; ++half)
+      for (int r = 0; r < 16; ++r) {
+        const int from = (r < 8 ? 0 : 32) + 8 * half + r % 8;  // lo's words, then hi's (32 on)
+        t.words[half][2 * r] = int16_t(from), t.words[half][2 * r + 1] = int16_t(from + 16);
+      }
+    return t;
+  }();
+  static __m512i quad_rows_order(int half) { return _mm512_load_si512(quad_rows_table.words[half]); }
 
   // 32 adjacent rows (A not transposed, the AVX-512 quad tile's panel) into `count` whole quad
   // slots, two 512-bit stores each: depth columns 0|2 and 1|3 of the 32 rows as two registers,
