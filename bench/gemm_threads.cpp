@@ -8,6 +8,7 @@
 //   LD_LIBRARY_PATH=build/release/src/blas:build/release/src/core:build/release/src/rt \
 //       build/ab/gemm_threads 64 64 64 100 100 100 ...
 // (LD_LIBRARY_PATH pointing at a copy of another build's libstrata_blas.so.0 times that build.)
+// GEMM_TYPE=u8s8s32 times the integer gemm_ex (u8 A, s8 B, s32 C; GOPS) instead of sgemm.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/blas/gemm_ex.hpp"
 #include "strata/blas/level3.hpp"
 
 int main(int argc, char** argv) {
@@ -29,10 +31,14 @@ int main(int argc, char** argv) {
   for (std::string item; std::getline(list, item, ',');) counts.push_back(std::max(1, std::atoi(item.c_str())));
   std::printf("%-16s", "shape");
   for (int t : counts) std::printf(" %8d thr", t);
-  std::printf("   GFLOPS (median of 15 rounds)\n");
+  const bool int8 = std::getenv("GEMM_TYPE") && std::string(std::getenv("GEMM_TYPE")) == "u8s8s32";
+  std::printf("   %s (median of 15 rounds)\n", int8 ? "u8s8s32 GOPS" : "sgemm GFLOPS");
   for (int s = 1; s + 2 < argc; s += 3) {
     const long m = std::atol(argv[s]), n = std::atol(argv[s + 1]), k = std::atol(argv[s + 2]);
     std::vector<float> a(std::size_t(m * k), 0.5f), b(std::size_t(k * n), 0.25f), c(std::size_t(m * n));
+    std::vector<uint8_t> a8(std::size_t(m * k), 3);
+    std::vector<int8_t> b8(std::size_t(k * n), -2);
+    std::vector<int32_t> c32(std::size_t(m * n));
     const double flop = 2.0 * double(m) * double(n) * double(k);
     const long calls = std::max(3L, long(2e7 / flop));  // a few ms per turn
     std::vector<Handle> handles(counts.size());
@@ -42,7 +48,11 @@ int main(int argc, char** argv) {
       for (std::size_t i = 0; i < counts.size(); ++i) {
         const auto t0 = std::chrono::steady_clock::now();
         for (long r = 0; r < calls; ++r)
-          gemm<float>(handles[i], Op::N, Op::N, m, n, k, 1.f, a.data(), m, b.data(), k, 0.f, c.data(), m);
+          if (int8)
+            gemm_ex(handles[i], Op::N, Op::N, m, n, k, int32_t(1), a8.data(), strata::DType::u8, m, b8.data(), strata::DType::i8, k,
+                    int32_t(0), c32.data(), m);
+          else
+            gemm<float>(handles[i], Op::N, Op::N, m, n, k, 1.f, a.data(), m, b.data(), k, 0.f, c.data(), m);
         seconds[i].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / calls);
       }
     char shape[64];

@@ -70,12 +70,13 @@ struct SlotOperand {
       if constexpr (Depth == 4 && W == 32)
         if (v.rs == 1 && rows == 32) q = pack_quads_of_32_rows(v.block(i0 + r0, p0), kc / 4, dst);
       if constexpr (Depth == 4 && W == 12 && SlotGroup == 0)
-        if (v.rs == 1 && rows == 12) {
+        if (v.rs == 1) {
           if (already > 0) {
             q = kc / 4, --already;
-          } else if (len - r0 >= 48) {
-            q = pack_quads_of_four_12_column_panels(v.block(i0 + r0, p0), kc / 4, dst, panel);
-            already = 3;
+          } else {
+            const int cols = int(std::min<int64_t>(48, len - r0));
+            q = pack_quads_of_12_column_panels(v.block(i0 + r0, p0), cols, kc / 4, dst, panel);
+            already = (cols + 11) / 12 - 1;
           }
         }
 #endif
@@ -175,21 +176,24 @@ struct SlotOperand {
     return count;
   }
 
-  // Four 12-wide panels of a transposed B (NT, TT: its 48 columns adjacent) into `count` whole
-  // quad slots each, `panel` slots apart: per slot the four depth rows' 48 bytes (one masked
-  // load each, nothing past them read), interleaved as pack_quads_of_32_rows does into
-  // columns 0-15, 16-31 and 32-47, and cut into the panels' twelve by two two-source dword
-  // permutes and a rotate, stored masked. Through the 16-row path below, one panel and one
-  // slot per call, B's packing had taken 15% of NT 256^3.
-  static int64_t pack_quads_of_four_12_column_panels(const MatrixView<S>& at, int64_t count, int32_t* __restrict d,
-                                                     int64_t panel) {
+  // Up to four 12-wide panels of a transposed B (NT, TT: its columns adjacent), from `cols`
+  // (1-48) columns, into `count` whole quad slots each, `panel` slots apart: per slot the four
+  // depth rows' bytes (one masked load each: nothing past the columns is read, and the missing
+  // columns of a last panel come in as its zero padding), interleaved as pack_quads_of_32_rows
+  // does into columns 0-15, 16-31 and 32-47, and cut into the panels' twelve by two two-source
+  // dword permutes and a rotate, stored masked. Through the 16-row path below, one panel and
+  // one slot per call, B's packing had taken 15% of NT 256^3; the last panels of a B whose
+  // width is not a multiple of 48 cost as much again as the 48-column groups before them.
+  static int64_t pack_quads_of_12_column_panels(const MatrixView<S>& at, int cols, int64_t count,
+                                                int32_t* __restrict d, int64_t panel) {
+    const int panels = (cols + 11) / 12;
     const __m512i rows_lo = quad_rows_order(0), rows_hi = quad_rows_order(1);
     const __m512i cut1 = _mm512_set_epi32(0, 0, 0, 0, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12);
     const __m512i cut2 = _mm512_set_epi32(0, 0, 0, 0, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8);
-    const __mmask64 cols = (__mmask64(1) << 48) - 1;
+    const __mmask64 present = (__mmask64(1) << cols) - 1;
     const __mmask16 twelve = 0x0fff;
     const __mmask8 all = 0xff;  // masked forms: GCC 12's plain ones read an undefined vector (-Wmaybe-uninitialized)
-    auto row = [&](int64_t p) { return _mm512_maskz_loadu_epi8(cols, &at(0, p)); };
+    auto row = [&](int64_t p) { return _mm512_maskz_loadu_epi8(present, &at(0, p)); };
     for (int64_t q = 0; q < count; ++q, d += 12) {
       const int64_t p = 4 * q;
       const __m512i c0 = row(p), c1 = row(p + 1), c2 = row(p + 2), c3 = row(p + 3);
@@ -203,9 +207,9 @@ struct SlotOperand {
       const __m512i out1 = _mm512_permutex2var_epi16(lo, rows_hi, hi);
       const __m512i out2 = _mm512_permutex2var_epi16(los, rows_lo, his);  // columns 32-47
       _mm512_mask_storeu_epi32(d, twelve, out0);
-      _mm512_mask_storeu_epi32(d + panel, twelve, _mm512_permutex2var_epi32(out0, cut1, out1));
-      _mm512_mask_storeu_epi32(d + 2 * panel, twelve, _mm512_permutex2var_epi32(out1, cut2, out2));
-      _mm512_mask_storeu_epi32(d + 3 * panel, twelve, _mm512_maskz_alignr_epi32(0xffff, out2, out2, 4));
+      if (panels > 1) _mm512_mask_storeu_epi32(d + panel, twelve, _mm512_permutex2var_epi32(out0, cut1, out1));
+      if (panels > 2) _mm512_mask_storeu_epi32(d + 2 * panel, twelve, _mm512_permutex2var_epi32(out1, cut2, out2));
+      if (panels > 3) _mm512_mask_storeu_epi32(d + 3 * panel, twelve, _mm512_maskz_alignr_epi32(0xffff, out2, out2, 4));
     }
     return count;
   }
@@ -529,6 +533,9 @@ struct MicroKernelSlots {
   static constexpr bool any_u8 = Products::any_u8;
   using HalfRows = MicroKernelSlots<Vec, Products, (NV > 1 ? NV / 2 : 1), NR, false>;
   using NarrowCols = MicroKernelSlots<Vec, Products, NV, (NR > 1 ? NR / 2 : 1), false>;
+  // A transposed B's byte quads are packed four 12-column panels a pass
+  // (SlotOperand::pack_quads_of_12_column_panels); the mainloop packs them a group at a time.
+  static constexpr int b_panels_per_pack = Products::depth == 4 && NR == 12 ? 4 : 1;
 
   // The full tile stays inlined in the mainloop (out of line, the call cost 5-7% of a 64^3
   // call: a 16-slot tile is ~200 cycles); the edge kernels are calls of their own.
