@@ -512,6 +512,8 @@ struct QuadProducts {
 struct VnniQuadProducts {
   static constexpr int depth = 4;
   static constexpr bool any_u8 = true;
+  // vpdpbusd adds into its accumulator (5 cycles, 2 a cycle): 10 independent ones keep it busy.
+  static constexpr int accumulators_in_flight = 10;
   template <class Vec> static typename Vec::V add(typename Vec::V acc, typename Vec::V a, typename Vec::V b) {
     return Vec::dpbusd(acc, a, b);
   }
@@ -524,8 +526,8 @@ struct VnniQuadProducts {
 // reading the full tile's panels (a_ps, b_ps: slot strides). With only the full tile, the
 // last column panel of 128 (21 x 6 + 2) ran a whole 16 x 6 tile for two columns. (Widths in
 // powers of two, as bf16's: u8s8s32 128^3 1.02x, 64^3 1.01-1.03x, but 128 x 99 x 128 0.95x,
-// 128 x 101 x 128 0.96x: kept halving.) The
-// accumulators need no rotating sets: with 12 or 24 of them, the adds' latency is hidden.
+// 128 x 101 x 128 0.96x: kept halving.) The full
+// tile's 12 or 24 accumulators hide the adds' latency; the narrow edges rotate sets (`sets`).
 template <class Vec, class Products, int NV, int NR, bool Full = true>
 struct MicroKernelSlots {
   using T = int32_t;
@@ -554,9 +556,53 @@ struct MicroKernelSlots {
  private:
   using V = typename Vec::V;
 
+  // Accumulator sets an edge kernel's steps rotate through: vpdpbusd's accumulator is an
+  // operand of its own latency chain, so a narrow edge (32 x 1: two accumulators) ran at a fifth
+  // of its rate; its steps now alternate between up to four sets, added at the end (exact in
+  // int32, so no order matters). The int16 routes add with a 1-cycle vpaddd: one set.
+  static constexpr int sets = [] {
+    int in_flight = 1;
+    if constexpr (requires { Products::accumulators_in_flight; }) in_flight = Products::accumulators_in_flight;
+    const int per_set = NR * NV, registers = Vec::lanes == 16 ? 32 : 16;
+    int n = (in_flight + per_set - 1) / per_set;
+    n = n < 4 ? n : 4;
+    while (n > 1 && n * per_set + NV + 1 > registers) --n;
+    return n;
+  }();
+
   [[gnu::noinline]] static void edge(int64_t kc, const int32_t* a, int64_t a_ps, const int32_t* b, int64_t b_ps,
                                      int64_t b_js, int32_t* c, int64_t ldc, int32_t alpha, int32_t beta) {
-    compute<0, 0, 0>(kc, a, a_ps, b, b_ps, b_js, c, ldc, alpha, beta);
+    if constexpr (sets == 1) {
+      compute<0, 0, 0>(kc, a, a_ps, b, b_ps, b_js, c, ldc, alpha, beta);
+    } else {
+      V acc[sets][NR][NV];
+      for (int s = 0; s < sets; ++s)
+        for (int j = 0; j < NR; ++j)
+          for (int v = 0; v < NV; ++v) acc[s][j][v] = Vec::zero();
+      const int64_t slots = (kc + depth - 1) / depth, whole = slots / sets * sets;
+      for (int64_t q = 0; q < whole; q += sets)
+#pragma GCC unroll 4
+        for (int s = 0; s < sets; ++s) step(a + (q + s) * a_ps, b + (q + s) * b_ps, b_js, acc[s]);
+      for (int64_t q = whole; q < slots; ++q) step(a + q * a_ps, b + q * b_ps, b_js, acc[0]);
+      for (int s = 1; s < sets; ++s)
+        for (int j = 0; j < NR; ++j)
+          for (int v = 0; v < NV; ++v) acc[0][j][v] = Vec::add(acc[0][j][v], acc[s][j][v]);
+      store(acc[0], c, ldc, alpha, beta);
+    }
+  }
+
+  // One slot's products of A's rows and B's NR columns (b_js apart) into acc.
+  [[gnu::always_inline]] static void step(const int32_t* __restrict a, const int32_t* __restrict b, int64_t b_js,
+                                          V (&acc)[NR][NV]) {
+    V av[NV];
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) av[v] = Vec::load(a + Vec::lanes * v);
+#pragma GCC unroll 12
+    for (int j = 0; j < NR; ++j) {
+      const V bj = Vec::set1(b[j * b_js]);
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; ++v) acc[j][v] = Products::template add<Vec>(acc[j][v], av[v], bj);
+    }
   }
 
   // APS, BPS, BJS: the slot strides as constants (the full tile on its own packed panels, or on
@@ -583,17 +629,7 @@ struct MicroKernelSlots {
     if constexpr (BPS != 0) b_ps = BPS;
     if constexpr (BJS != 0) b_js = BJS;
 #pragma GCC unroll 2
-    for (int64_t q = 0; q < slots; ++q, a += a_ps, b += b_ps) {
-      V av[NV];
-#pragma GCC unroll 2
-      for (int v = 0; v < NV; ++v) av[v] = Vec::load(a + Vec::lanes * v);
-#pragma GCC unroll 12
-      for (int j = 0; j < NR; ++j) {
-        const V bj = Vec::set1(b[j * b_js]);
-#pragma GCC unroll 2
-        for (int v = 0; v < NV; ++v) acc[j][v] = Products::template add<Vec>(acc[j][v], av[v], bj);
-      }
-    }
+    for (int64_t q = 0; q < slots; ++q, a += a_ps, b += b_ps) step(a, b, b_js, acc);
   }
 
   // B's columns in place, b_js slots apart: addressed as one base every third column plus 0, 1
