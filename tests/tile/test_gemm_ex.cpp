@@ -274,7 +274,7 @@ void check_integer(DType a_type, A lo, A hi) {
                {std::tuple{17, 9, 1100}, std::tuple{40, 33, 513}, std::tuple{3, 70, 5}, std::tuple{64, 50, 67},
                 std::tuple{32, 40, 200}, std::tuple{24, 200, 2000}, std::tuple{70, 33, 2500},
                 std::tuple{100, 20, 300}, std::tuple{48, 30, 1604}, std::tuple{130, 40, 600},
-                std::tuple{600, 61, 40}}) {
+                std::tuple{600, 61, 40}, std::tuple{29, 35, 77}}) {
             // B inside a larger matrix (4 past its depth or width): an NN product with whole
             // quads and rows within one A block reads B's columns in place (QuadColumnsOperand),
             // k blocks included; 130 x 40 x 600 runs four full row tiles on three full column
@@ -282,6 +282,8 @@ void check_integer(DType a_type, A lo, A hi) {
             // packed up to four 12-column panels a pass: per group just before its tiles where
             // one A block holds all rows (n 200 = four groups and 8 columns, 70 = 48 + 22), for
             // the whole block at once past 16 row tiles (600 x 61: a last group of 13 columns).
+            // Edge widths: every one of the narrower kernels' covers (n mod 12 and mod 6 from 1
+            // to 11: 35 is 24 + 8 + 3, and 30 + 4 + 1 on AVX2's 6-wide tile).
             const index_t lda = ta == Op::N ? m : k, ldb = (tb == Op::N ? k : n) + 4;
             std::mt19937 rng(9);
             std::vector<A> Av(size_t(m * k));

@@ -522,19 +522,30 @@ struct VnniQuadProducts {
 // (lanes NV) x NR, NV x NR vector accumulators of int32 lanes, B slots broadcast from the
 // packed panel; Products says how a slot's products are added. The full tile is 16 x 6 on
 // AVX2 (twelve ymm accumulators) and 32 x 12 on AVX-512 (24 zmm); the half-height and
-// half-width ones (8 x 6, 16 x 3, 16 x 1, ...) cover ragged edges through cover_narrowest,
-// reading the full tile's panels (a_ps, b_ps: slot strides). With only the full tile, the
-// last column panel of 128 (21 x 6 + 2) ran a whole 16 x 6 tile for two columns. (Widths in
-// powers of two, as bf16's: u8s8s32 128^3 1.02x, 64^3 1.01-1.03x, but 128 x 99 x 128 0.95x,
-// 128 x 101 x 128 0.96x: kept halving.) The full
-// tile's 12 or 24 accumulators hide the adds' latency; the narrow edges rotate sets (`sets`).
+// narrower ones cover ragged edges through cover_narrowest, reading the full tile's panels
+// (a_ps, b_ps: slot strides). With only the full tile, the last column panel of 128 (21 x 6 +
+// 2) ran a whole 16 x 6 tile for two columns. The full tile's 12 or 24 accumulators hide the
+// adds' latency; the narrow edges rotate sets (`sets`).
+//
+// Edge widths step down 12, 8, 6, 4, 3, 2, 1 (narrower_slot_width). Halving (12, 6, 3, 1) had
+// covered 8 columns as 6 + 3 and 4 as 3 + 1, and 11 with a whole 12-wide tile on a copy; powers
+// of two alone (8, 4, 2, 1) covered 3 as 2 + 1 and 7 as 4 + 2 + 1 (128 x 99 x 128 0.95-0.97x).
+// Both steps: in-process, u8s8s32 128^3 1.07-1.09x, 128 x 95 x 128 1.07x, 200^3 1.03x, 70 x 33 x
+// 260 1.04x, NT 100^3-128^3 1.04-1.05x, every other remainder 0.99-1.01x.
+constexpr int narrower_slot_width(int width) {
+  constexpr int widths[] = {12, 8, 6, 4, 3, 2, 1};
+  for (int w : widths)
+    if (w < width) return w;
+  return 1;
+}
+
 template <class Vec, class Products, int NV, int NR, bool Full = true>
 struct MicroKernelSlots {
   using T = int32_t;
   static constexpr int mr = Vec::lanes * NV, nr = NR, depth = Products::depth;
   static constexpr bool any_u8 = Products::any_u8;
   using HalfRows = MicroKernelSlots<Vec, Products, (NV > 1 ? NV / 2 : 1), NR, false>;
-  using NarrowCols = MicroKernelSlots<Vec, Products, NV, (NR > 1 ? NR / 2 : 1), false>;
+  using NarrowCols = MicroKernelSlots<Vec, Products, NV, narrower_slot_width(NR), false>;
   // A transposed B's byte quads are packed four 12-column panels a pass
   // (SlotOperand::pack_quads_of_12_column_panels); the mainloop packs them a group at a time.
   static constexpr int b_panels_per_pack = Products::depth == 4 && NR == 12 ? 4 : 1;
