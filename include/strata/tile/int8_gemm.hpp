@@ -322,7 +322,8 @@ struct SlotOperand {
       return true;
     }
     if (at.rs == 1) {
-      // Rows adjacent (e.g. A not transposed, or B transposed in 12-column panels): interleave
+      // Rows adjacent (e.g. A not transposed in 16-row panels; a transposed B's 12-column panels
+      // take pack_quads_of_12_column_panels where AVX-512 BW builds them): interleave
       // 4 columns of up to 16 bytes into words. Whole groups load and store in place. A short
       // group whose 16 rows still lie in the operand (`avail`) loads whole and stores its words
       // (through the copy below, the 12-wide panels of a transposed B cost NT 1024^3 u8s8s32 a
@@ -353,7 +354,7 @@ struct SlotOperand {
           auto col = [&](int b) { return _mm_load_si128(reinterpret_cast<const __m128i*>(part[b])); };
           interleave(col(0), col(1), col(2), col(3), reinterpret_cast<__m128i*>(words));
         }
-        if (n == 12) {  // B's 12-wide panels: three whole moves (a 48-byte memcpy: NT 128^3 0.88x)
+        if (n == 12) {  // 12 rows: three whole moves (a 48-byte memcpy had cost B's panels NT 128^3 0.88x)
           for (int g = 0; g < 3; ++g) {
             const __m128i w = _mm_load_si128(reinterpret_cast<const __m128i*>(words + 4 * g));
             _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i + 4 * g), w);
