@@ -9,6 +9,7 @@
 //       build/ab/gemm_threads 64 64 64 100 100 100 ...
 // (LD_LIBRARY_PATH pointing at a copy of another build's libstrata_blas.so.0 times that build.)
 // GEMM_TYPE=u8s8s32 times the integer gemm_ex (u8 A, s8 B, s32 C; GOPS) instead of sgemm.
+// GEMM_BATCH=1000 times each shape as one strided batched call of that many products.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -33,13 +34,15 @@ int main(int argc, char** argv) {
   for (int t : counts) std::printf(" %8d thr", t);
   const bool int8 = std::getenv("GEMM_TYPE") && std::string(std::getenv("GEMM_TYPE")) == "u8s8s32";
   std::printf("   %s (median of 15 rounds)\n", int8 ? "u8s8s32 GOPS" : "sgemm GFLOPS");
+  const long batch = std::max(1L, std::getenv("GEMM_BATCH") ? std::atol(std::getenv("GEMM_BATCH")) : 1L);
   for (int s = 1; s + 2 < argc; s += 3) {
     const long m = std::atol(argv[s]), n = std::atol(argv[s + 1]), k = std::atol(argv[s + 2]);
-    std::vector<float> a(std::size_t(m * k), 0.5f), b(std::size_t(k * n), 0.25f), c(std::size_t(m * n));
-    std::vector<uint8_t> a8(std::size_t(m * k), 3);
-    std::vector<int8_t> b8(std::size_t(k * n), -2);
-    std::vector<int32_t> c32(std::size_t(m * n));
-    const double flop = 2.0 * double(m) * double(n) * double(k);
+    const std::size_t sa = std::size_t(m * k), sb = std::size_t(k * n), sc = std::size_t(m * n);
+    std::vector<float> a(sa * batch, 0.5f), b(sb * batch, 0.25f), c(sc * batch);
+    std::vector<uint8_t> a8(sa * batch, 3);
+    std::vector<int8_t> b8(sb * batch, -2);
+    std::vector<int32_t> c32(sc * batch);
+    const double flop = 2.0 * double(m) * double(n) * double(k) * double(batch);
     const long calls = std::max(3L, long(2e7 / flop));  // a few ms per turn
     std::vector<Handle> handles(counts.size());
     for (std::size_t i = 0; i < counts.size(); ++i) handles[i].set_num_threads(counts[i]);
@@ -48,7 +51,14 @@ int main(int argc, char** argv) {
       for (std::size_t i = 0; i < counts.size(); ++i) {
         const auto t0 = std::chrono::steady_clock::now();
         for (long r = 0; r < calls; ++r)
-          if (int8)
+          if (int8 && batch > 1)
+            gemm_strided_batched_ex(handles[i], Op::N, Op::N, m, n, k, int32_t(1), a8.data(), strata::DType::u8, m,
+                                    long(sa), b8.data(), strata::DType::i8, k, long(sb), int32_t(0), c32.data(), m,
+                                    long(sc), batch);
+          else if (batch > 1)
+            gemm_strided_batched<float>(handles[i], Op::N, Op::N, m, n, k, 1.f, a.data(), m, long(sa), b.data(), k,
+                                        long(sb), 0.f, c.data(), m, long(sc), batch);
+          else if (int8)
             gemm_ex(handles[i], Op::N, Op::N, m, n, k, int32_t(1), a8.data(), strata::DType::u8, m, b8.data(), strata::DType::i8, k,
                     int32_t(0), c32.data(), m);
           else
