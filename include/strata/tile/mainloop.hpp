@@ -143,8 +143,12 @@ struct Mainloop {
             if (!direct_a && Kernel::HalfRows::mr < MR && mc <= Kernel::HalfRows::mr && tri == Triangle::none &&
                 !cut_depth)
               a_rows = Kernel::HalfRows::mr;
+          // A's full panels packed by the block's first column panel as its tiles read them
+          // (fused_a_packing); a ragged last panel on its own, now.
+          const bool fuse_a = fused_a_packing(a, direct_a, a_rows, tri, cut_depth, mc, nc, beta_step);
           if constexpr (!a_prepacked) {
-            if (!direct_a && a_rows == MR) a.template pack<MR>(ic, mc, pc, kc, ap);
+            if (fuse_a && mc % MR) a.template pack<MR>(ic + mc / MR * MR, mc % MR, pc, kc, ap + mc / MR * MR * kc);
+            if (!direct_a && a_rows == MR && !fuse_a) a.template pack<MR>(ic, mc, pc, kc, ap);
             if constexpr (requires { typename Kernel::HalfRows; })
               if (a_rows != MR) a.template pack<Kernel::HalfRows::mr>(ic, mc, pc, kc, ap);
           }
@@ -278,9 +282,16 @@ struct Mainloop {
                 // 64x3136x256 1.04x, 128^3-1024^3 1.00x, against all its lines in a burst at the
                 // panel's start. The tile-by-tile walk below fetches nothing: the burst there
                 // had cost 16 x 4096 x 4096 5-11% and 8 x 1024 x 1024 11%.
-                Kernel::run_column(full, b1 - b0, a0 + b0 * MR, a_panel, bt + b0 * b_ps, b_ps, b_js,
-                                   c + ic + (jc + jr) * ldc, ldc, alpha, beta_step, fetch,
-                                   bpanel.next ? bpanel.next + b0 : nullptr);
+                if constexpr (fuses_a_packing())
+                  if (fuse_a && jr == 0) {
+                    Kernel::run_column_packing_a(full, kc, &a.v(ic, pc), a.v.cs, ap, bt, b_ps, b_js, c + ic + jc * ldc,
+                                                 ldc, alpha, beta_step);
+                    first_ir = full * MR;
+                  }
+                if (first_ir == 0)
+                  Kernel::run_column(full, b1 - b0, a0 + b0 * MR, a_panel, bt + b0 * b_ps, b_ps, b_js,
+                                     c + ic + (jc + jr) * ldc, ldc, alpha, beta_step, fetch,
+                                     bpanel.next ? bpanel.next + b0 : nullptr);
                 first_ir = full * MR;
               }
               if constexpr (requires { typename Kernel::HalfRows; })
@@ -334,6 +345,26 @@ struct Mainloop {
 
   // The elements of T one row of a packed panel of depth kc takes: kc, or the kernel's own
   // count where its panels hold more or fewer (AMX's pair slots, rounded up to whole tiles).
+  // Whether the kernel can pack A's panels while its first column panel reads them in place
+  // (MicroKernel::run_column_packing_a): an A of the kernel's type with adjacent rows.
+  static constexpr bool fuses_a_packing() {
+    if constexpr (a_in_place_ok && requires { Kernel::run_column_packing_a; Kernel::chains; })
+      return Kernel::chains == 1;
+    return false;
+  }
+  // Whether this block's A is packed by its first column panel instead of before it: a packed
+  // A (not a half-height block, no triangles) of at least two full tiles, and a first panel of
+  // NR columns. The copy from L3 then overlaps the FMAs it feeds, one slice fetched 8 steps
+  // ahead (stand-alone, the first column panel of 512 x 512 and 544 x 256 blocks 1.3-1.4x, the
+  // whole block 1.02-1.03x); the same values, so the same bits.
+  static bool fused_a_packing(const AOp& a, bool direct_a, int64_t a_rows, Triangle tri, bool cut_depth, int64_t mc,
+                              int64_t nc, T beta) {
+    if constexpr (fuses_a_packing())
+      return !direct_a && a_rows == MR && tri == Triangle::none && !cut_depth && a.v.rs == 1 && mc >= 2 * MR &&
+             nc >= NR && panel_depth(1) == 1 && beta == T(0);
+    return false;
+  }
+
   static int64_t panel_depth(int64_t kc) {
     if constexpr (requires { Kernel::packed_depth(kc); }) return Kernel::packed_depth(kc);
     else return kc;

@@ -447,6 +447,40 @@ struct MicroKernel {
     else each.template operator()<0, 0, false, false>();
   }
 
+  // Copies each step's A slice (MR values read in place, `lda` apart) into the packed panel
+  // at `to`, fetching the slice `ahead` steps on.
+  struct CopySlice {
+    const T* from;
+    T* to;
+    int64_t lda, ahead;
+    [[gnu::always_inline]] void step() {
+      fetch_slice(from + ahead * lda);
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) V::load(from + v * V::lanes).store(to + v * V::lanes);
+      from += lda;
+      to += mr;
+    }
+  };
+  // run_column's tiles with A read in place (lda apart) and packed on the way into `packed`
+  // (tile t's panel at packed + t * MR * kc); B as run_column reads it.
+  [[gnu::noinline]] static void run_column_packing_a(int64_t tiles, int64_t kc, const T* __restrict a, int64_t lda,
+                                                      T* __restrict packed, const T* __restrict b, int64_t b_ps,
+                                                      int64_t b_js, T* __restrict c, int64_t ldc, T alpha, T beta) {
+    static_assert(chains == 1, "one accumulator set");
+    for (int64_t t = 0; t < tiles; ++t) {
+      V acc[NR][NV];
+      T* ct = c + t * mr;
+      asm("" : "+r"(ct));
+      start(acc, ct, ldc);
+      const T* at = a + t * mr;
+      CopySlice copy{at, packed + t * mr * kc, lda, 8};
+      if (b_ps == NR && b_js == 1) rotate<0, NR, 1, false>(kc, at, lda, b, b_ps, b_js, acc, nullptr, copy);
+      else if (b_ps == 1) rotate<0, 1, 0, true>(kc, at, lda, b, b_ps, b_js, acc, nullptr, copy);
+      else rotate<0, 0, 0, false>(kc, at, lda, b, b_ps, b_js, acc, nullptr, copy);
+      store(acc, ct, ldc, alpha, beta);
+    }
+  }
+
   // The tile over a depth read in `runs` pieces of `len` steps, B in place: piece r reads the
   // packed A panel from step r * len on, and B at pieces[r] + offset with element (p, j) at
   // [p + j * b_js]. What lets a convolution read its input rows where they lie (dnn's
