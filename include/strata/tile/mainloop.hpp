@@ -343,8 +343,6 @@ struct Mainloop {
 
   static int64_t round_up(int64_t x, int64_t u) { return (x + u - 1) / u * u; }
 
-  // The elements of T one row of a packed panel of depth kc takes: kc, or the kernel's own
-  // count where its panels hold more or fewer (AMX's pair slots, rounded up to whole tiles).
   // Whether the kernel can pack A's panels while its first column panel reads them in place
   // (MicroKernel::run_column_packing_a): an A of the kernel's type with adjacent rows.
   static constexpr bool fuses_a_packing() {
@@ -353,10 +351,12 @@ struct Mainloop {
     return false;
   }
   // Whether this block's A is packed by its first column panel instead of before it: a packed
-  // A (not a half-height block, no triangles) of at least two full tiles, and a first panel of
-  // NR columns. The copy from L3 then overlaps the FMAs it feeds, one slice fetched 8 steps
-  // ahead (stand-alone, the first column panel of 512 x 512 and 544 x 256 blocks 1.3-1.4x, the
-  // whole block 1.02-1.03x); the same values, so the same bits.
+  // A (not a half-height block, no triangles) of at least two full tiles, a first panel of NR
+  // columns, and tiles that read no C (beta 0: the block's first k step under beta 0). The copy
+  // from L3 then overlaps the FMAs it feeds, one slice fetched 8 steps ahead (stand-alone, the
+  // first column panel of 512 x 512 and 544 x 256 blocks 1.3-1.6x, the whole block 1.02-1.03x;
+  // in-process NN 256^3-512^3 1.03-1.04x); the same values, so the same bits. Where the tiles
+  // also read C, its misses joined A's: NN 1024^3 and 2048^3 0.98x fused in every k block.
   static bool fused_a_packing(const AOp& a, bool direct_a, int64_t a_rows, Triangle tri, bool cut_depth, int64_t mc,
                               int64_t nc, T beta) {
     if constexpr (fuses_a_packing())
@@ -365,6 +365,8 @@ struct Mainloop {
     return false;
   }
 
+  // The elements of T one row of a packed panel of depth kc takes: kc, or the kernel's own
+  // count where its panels hold more or fewer (AMX's pair slots, rounded up to whole tiles).
   static int64_t panel_depth(int64_t kc) {
     if constexpr (requires { Kernel::packed_depth(kc); }) return Kernel::packed_depth(kc);
     else return kc;

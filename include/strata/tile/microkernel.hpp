@@ -396,14 +396,7 @@ struct MicroKernel {
                                            const T* fetch_b = nullptr, int64_t fetch_line_bytes = 0) {
     auto each = [&]<int BPS, int BJS, bool FetchA, bool FetchB, int Lines = 0>() __attribute__((always_inline)) {
       PanelFetch panel(fetch_b, b_js, kc);  // over all the tiles, from where the last left off
-      for (int64_t t = 0; t < tiles; ++t) {
-        V acc[NR][NV];
-        T* ct = c + t * mr;
-        // Hidden from GCC, which otherwise keeps a pointer per C vector (24) running across the
-        // tiles, spilled to the stack and updated there, and loads each back to prefetch and
-        // store: 1.02-1.03x on the depth-64 column walk without them.
-        asm("" : "+r"(ct));
-        start(acc, ct, ldc);
+      column_tiles(tiles, c, ldc, alpha, beta, [&](int64_t t, V (&acc)[NR][NV]) __attribute__((always_inline)) {
         const T* at = a + t * a_panel;
         SliceFetch slice{t + 1 < tiles ? at + a_panel : fetch_after, mr};
         if constexpr (Lines != 0) {
@@ -424,8 +417,7 @@ struct MicroKernel {
         } else {
           accumulate<mr, BPS, BJS, BPS == 1>(kc, at, mr, b, b_ps, b_js, acc);
         }
-        store(acc, ct, ldc, alpha, beta);
-      }
+      });
     };
     if constexpr (chains == 1) {
       if (fetch_b && b_ps == 1) {
@@ -467,16 +459,28 @@ struct MicroKernel {
                                                       T* __restrict packed, const T* __restrict b, int64_t b_ps,
                                                       int64_t b_js, T* __restrict c, int64_t ldc, T alpha, T beta) {
     static_assert(chains == 1, "one accumulator set");
-    for (int64_t t = 0; t < tiles; ++t) {
-      V acc[NR][NV];
-      T* ct = c + t * mr;
-      asm("" : "+r"(ct));
-      start(acc, ct, ldc);
+    column_tiles(tiles, c, ldc, alpha, beta, [&](int64_t t, V (&acc)[NR][NV]) __attribute__((always_inline)) {
       const T* at = a + t * mr;
       CopySlice copy{at, packed + t * mr * kc, lda, 8};
       if (b_ps == NR && b_js == 1) rotate<0, NR, 1, false>(kc, at, lda, b, b_ps, b_js, acc, nullptr, copy);
       else if (b_ps == 1) rotate<0, 1, 0, true>(kc, at, lda, b, b_ps, b_js, acc, nullptr, copy);
       else rotate<0, 0, 0, false>(kc, at, lda, b, b_ps, b_js, acc, nullptr, copy);
+    });
+  }
+
+  // `tiles` tiles down one column panel of C from c: each tile's accumulators started (C
+  // fetched), body(t, acc) over its depth, then stored.
+  template <class Body>
+  [[gnu::always_inline]] static void column_tiles(int64_t tiles, T* c, int64_t ldc, T alpha, T beta, Body&& body) {
+    for (int64_t t = 0; t < tiles; ++t) {
+      V acc[NR][NV];
+      T* ct = c + t * mr;
+      // Hidden from GCC, which otherwise keeps a pointer per C vector (24) running across the
+      // tiles, spilled to the stack and updated there, and loads each back to prefetch and
+      // store: 1.02-1.03x on the depth-64 column walk without them.
+      asm("" : "+r"(ct));
+      start(acc, ct, ldc);
+      body(t, acc);
       store(acc, ct, ldc, alpha, beta);
     }
   }
