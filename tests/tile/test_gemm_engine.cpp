@@ -678,9 +678,9 @@ TEST(GemmEngine, BitwiseIdenticalForAnyThreadCount) {
 
 // The first column panel of each A block packs A's panels as its tiles read them in place
 // (Mainloop::fused_a_packing): the same values as packing first, so the same bits as the
-// transposed A (packed first). Against B packed (TN.. and NT here) and read in place with
-// adjacent columns (NN) or with a column stride (NT, B inside a wider matrix), ragged rows,
-// several k and row blocks, f32 and f64, every ISA, 1 and 2 threads.
+// transposed A (packed first). Against B packed (NT here) and read in place with adjacent
+// columns (NN) or with a column stride (NT, B inside a wider matrix), A tight or inside a
+// taller matrix, ragged rows, several k and row blocks, f32 and f64, every ISA, 1 and 2 threads.
 template <class T>
 void check_fused_a_packing() {
   std::mt19937 rng(11);
@@ -691,22 +691,25 @@ void check_fused_a_packing() {
         for (auto [m, n, k, pad] : {std::tuple{200, 9, 300, 0}, std::tuple{200, 9, 300, 3}, std::tuple{100, 40, 70, 0},
                                     std::tuple{601, 30, 700, 5}, std::tuple{70, 25, 1100, 0},
                                     std::tuple{1100, 13, 40, 1}}) {
-          const index_t ldb = (tb == Op::N ? k : n) + pad;
-          std::vector<T> A(size_t(m * k)), At(size_t(k * m)), B(size_t(ldb * (tb == Op::N ? n : k))),
+          const index_t ldb = (tb == Op::N ? k : n) + pad, lda = m + 2 * pad;
+          std::vector<T> A(size_t(lda * k)), At(size_t(k * m)), B(size_t(ldb * (tb == Op::N ? n : k))),
               C0(size_t(m * n));
           for (auto* v : {&A, &B, &C0})
             for (auto& x : *v) x = T(d(rng));
           for (index_t i = 0; i < m; ++i)
-            for (index_t p = 0; p < k; ++p) At[size_t(p + i * k)] = A[size_t(i + p * m)];
-          std::vector<T> fused = C0, packed = C0;
-          Handle h;
-          h.set_isa(isa);
-          h.set_num_threads(threads);
-          gemm<T>(h, Op::N, tb, m, n, k, T(0.5), A.data(), m, B.data(), ldb, T(2), fused.data(), m);
-          gemm<T>(h, Op::T, tb, m, n, k, T(0.5), At.data(), k, B.data(), ldb, T(2), packed.data(), m);
-          ASSERT_EQ(0, std::memcmp(fused.data(), packed.data(), fused.size() * sizeof(T)))
-              << isa_name(isa) << " " << threads << " threads, N" << char(tb) << " " << m << "x" << n << "x" << k
-              << " ldb " << ldb;
+            for (index_t p = 0; p < k; ++p) At[size_t(p + i * k)] = A[size_t(i + p * lda)];
+          // beta 0: every A block of the first k block fused; beta 2: none (they read C).
+          for (T beta : {T(0), T(2)}) {
+            std::vector<T> fused = C0, packed = C0;
+            Handle h;
+            h.set_isa(isa);
+            h.set_num_threads(threads);
+            gemm<T>(h, Op::N, tb, m, n, k, T(0.5), A.data(), lda, B.data(), ldb, beta, fused.data(), m);
+            gemm<T>(h, Op::T, tb, m, n, k, T(0.5), At.data(), k, B.data(), ldb, beta, packed.data(), m);
+            ASSERT_EQ(0, std::memcmp(fused.data(), packed.data(), fused.size() * sizeof(T)))
+                << isa_name(isa) << " " << threads << " threads, N" << char(tb) << " " << m << "x" << n << "x" << k
+                << " lda " << lda << " ldb " << ldb << " beta " << double(beta);
+          }
         }
 }
 TEST(GemmEngine, APackedByTheFirstColumnPanelEqualsPackedFirstBitwise) {
