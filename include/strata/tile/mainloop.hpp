@@ -147,7 +147,8 @@ struct Mainloop {
           // (fused_a_packing); a ragged last panel on its own, now.
           const bool fuse_a = fused_a_packing(a, direct_a, a_rows, tri, cut_depth, mc, nc, beta_step);
           if constexpr (!a_prepacked) {
-            if (fuse_a && mc % MR) a.template pack<MR>(ic + mc / MR * MR, mc % MR, pc, kc, ap + mc / MR * MR * kc);
+            if (fuse_a && mc % MR)
+              a.template pack<MR>(ic + mc / MR * MR, mc % MR, pc, kc, ap + mc / MR * MR * panel_depth(kc));
             if (!direct_a && a_rows == MR && !fuse_a) a.template pack<MR>(ic, mc, pc, kc, ap);
             if constexpr (requires { typename Kernel::HalfRows; })
               if (a_rows != MR) a.template pack<Kernel::HalfRows::mr>(ic, mc, pc, kc, ap);
