@@ -10,6 +10,8 @@
 // (LD_LIBRARY_PATH pointing at a copy of another build's libstrata_blas.so.0 times that build.)
 // GEMM_TYPE=u8s8s32 times the integer gemm_ex (u8 A, s8 B, s32 C; GOPS) instead of sgemm.
 // GEMM_BATCH=1000 times each shape as one strided batched call of that many products.
+// A count followed by "s" (GEMM_THREADS=2,2s) runs with load balancing off: equal strips
+// (strata::set_load_balancing), against the learnt shares of the plain count.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -20,6 +22,7 @@
 
 #include "strata/blas/gemm_ex.hpp"
 #include "strata/blas/level3.hpp"
+#include "strata/core/load_balance.hpp"
 
 int main(int argc, char** argv) {
   using namespace strata::blas;
@@ -28,10 +31,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::vector<int> counts;
+  std::vector<bool> equal_strips;
   std::stringstream list(std::getenv("GEMM_THREADS") ? std::getenv("GEMM_THREADS") : "1,2");
-  for (std::string item; std::getline(list, item, ',');) counts.push_back(std::max(1, std::atoi(item.c_str())));
+  for (std::string item; std::getline(list, item, ',');) {
+    counts.push_back(std::max(1, std::atoi(item.c_str())));
+    equal_strips.push_back(!item.empty() && item.back() == 's');
+  }
   std::printf("%-16s", "shape");
-  for (int t : counts) std::printf(" %8d thr", t);
+  for (std::size_t i = 0; i < counts.size(); ++i) std::printf(" %7d%s thr", counts[i], equal_strips[i] ? "s" : " ");
   const bool int8 = std::getenv("GEMM_TYPE") && std::string(std::getenv("GEMM_TYPE")) == "u8s8s32";
   std::printf("   %s (median of 15 rounds)\n", int8 ? "u8s8s32 GOPS" : "sgemm GFLOPS");
   const long batch = std::max(1L, std::getenv("GEMM_BATCH") ? std::atol(std::getenv("GEMM_BATCH")) : 1L);
@@ -49,6 +56,7 @@ int main(int argc, char** argv) {
     std::vector<std::vector<double>> seconds(counts.size());
     for (int round = 0; round < 15; ++round)
       for (std::size_t i = 0; i < counts.size(); ++i) {
+        strata::set_load_balancing(!equal_strips[i]);
         const auto t0 = std::chrono::steady_clock::now();
         for (long r = 0; r < calls; ++r)
           if (int8 && batch > 1)

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -66,14 +67,21 @@ void step_off_cpu(int caller_cpu) {
 }
 
 // Workers sleep on a generation counter (futex via std::atomic::wait). A job is published by
-// bumping the generation; every worker acknowledges every generation, so the job record is
-// never rewritten while a worker may still read it.
+// opening each part's claim and bumping the generation. Worker p runs part p if it claims it
+// first; the caller, its own part done, claims and runs every part still unclaimed, so a
+// worker the OS has not run yet (its core time-sliced with another process) delays the job by
+// nothing: the caller waits only for parts a worker has begun. (With a busy loop sharing one
+// of the 2 cores, 2-thread sgemm 256^3 ran at 9 GFLOPS, the caller waiting out the worker's
+// time slices; docs/PERFORMANCE.md, forty-first session.) Claims are closed again by then, and
+// the record (body, parts) is written only while every claim is closed: a worker reads it only
+// after claiming, so it never reads a record being rewritten, and one that wakes late finds
+// either nothing to claim or the current job.
 class Pool {
  public:
   ~Pool() {
     {
       std::lock_guard lock(grow_mutex_);
-      stop_ = true;
+      stop_.store(true, std::memory_order_relaxed);
       generation_.fetch_add(1, std::memory_order_release);
       generation_.notify_all();
     }
@@ -86,10 +94,10 @@ class Pool {
     if (!busy.owns_lock()) return false;
     ensure_workers(parts - 1);
     body_ = &body;
-    parts_ = parts;
     caller_cpu_ = current_cpu();
     error_ = nullptr;
-    pending_.store(int(workers_.size()), std::memory_order_relaxed);
+    unfinished_.store(parts - 1, std::memory_order_relaxed);
+    for (int p = 1; p < parts; ++p) claims_[std::size_t(p - 1)]->store(false, std::memory_order_release);
     const bool woke_sleepers = sleepers_.load(std::memory_order_relaxed) > 0;
     generation_.fetch_add(1, std::memory_order_release);
     generation_.notify_all();
@@ -97,14 +105,19 @@ class Pool {
     // moves away at once instead of after this thread's whole part.
     if (woke_sleepers) std::this_thread::yield();
     run_part(0);
-    for (int spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
+    for (int p = 1; p < parts; ++p)
+      if (!claims_[std::size_t(p - 1)]->exchange(true, std::memory_order_acq_rel)) {
+        run_part(p);
+        unfinished_.fetch_sub(1, std::memory_order_acq_rel);
+      }
+    for (int spins = 0; unfinished_.load(std::memory_order_acquire) != 0; ++spins) {
       if (spins < pause_spins) {
         cpu_pause();
       } else if (spins < 4000 + pause_spins) {
         std::this_thread::yield();
       } else {
-        int p = pending_.load(std::memory_order_acquire);
-        if (p != 0) pending_.wait(p, std::memory_order_acquire);
+        int p = unfinished_.load(std::memory_order_acquire);
+        if (p != 0) unfinished_.wait(p, std::memory_order_acquire);
       }
     }
     if (error_) std::rethrow_exception(error_);
@@ -117,7 +130,9 @@ class Pool {
     while (int(workers_.size()) < n) {
       int id = int(workers_.size()) + 1;
       uint64_t gen = generation_.load(std::memory_order_acquire);
-      workers_.emplace_back([this, id, gen] { worker_loop(id, gen); });
+      claims_.push_back(std::make_unique<std::atomic<bool>>(true));
+      std::atomic<bool>* claim = claims_.back().get();
+      workers_.emplace_back([this, id, gen, claim] { worker_loop(id, gen, *claim); });
     }
   }
 
@@ -132,7 +147,7 @@ class Pool {
     t_in_task = false;
   }
 
-  void worker_loop(int id, uint64_t seen) {
+  void worker_loop(int id, uint64_t seen, std::atomic<bool>& claim) {
     for (;;) {
       for (int spins = 0; generation_.load(std::memory_order_acquire) == seen; ++spins) {
         if (spins < pause_spins) {
@@ -146,24 +161,26 @@ class Pool {
         }
       }
       seen = generation_.load(std::memory_order_acquire);
-      if (stop_) return;
-      if (id < parts_) {
+      if (stop_.load(std::memory_order_relaxed)) return;
+      if (!claim.exchange(true, std::memory_order_acq_rel)) {
         step_off_cpu(caller_cpu_);
         run_part(id);
+        if (unfinished_.fetch_sub(1, std::memory_order_acq_rel) == 1) unfinished_.notify_one();
       }
-      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
     }
   }
 
   std::mutex busy_mutex_, grow_mutex_, error_mutex_;
   std::vector<std::thread> workers_;
   std::atomic<uint64_t> generation_{0};
-  std::atomic<int> pending_{0};
+  // claims_[p - 1]: part p is taken (by worker p or the caller); true between jobs. Each in
+  // its own allocation, as worker p holds it while the caller may grow the vector.
+  std::vector<std::unique_ptr<std::atomic<bool>>> claims_;
+  std::atomic<int> unfinished_{0};  // parts 1.. not yet finished
   std::atomic<int> sleepers_{0};  // workers asleep on generation_ (a hint: no ordering needed)
   const std::function<void(int)>* body_ = nullptr;
-  int parts_ = 0;
   int caller_cpu_ = -1;  // where the caller runs its own part (step_off_cpu)
-  bool stop_ = false;
+  std::atomic<bool> stop_{false};  // read by workers that may be between jobs, claiming nothing
   std::exception_ptr error_;
 };
 

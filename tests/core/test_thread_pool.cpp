@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <numeric>
 #include <set>
 #include <stdexcept>
@@ -36,9 +37,17 @@ TEST(ThreadPool, PartitionIsStaticAndCoversTheRange) {
 TEST(ThreadPool, UsesSeveralThreadsWhenAllowed) {
   std::set<std::thread::id> ids;
   std::mutex m;
-  parallel_run(4, [&](int) {
-    std::lock_guard lock(m);
-    ids.insert(std::this_thread::get_id());
+  std::atomic<int> started{0};
+  parallel_run(4, [&](int p) {
+    {
+      std::lock_guard lock(m);
+      ids.insert(std::this_thread::get_id());
+    }
+    started.fetch_add(1);
+    // The caller would take over parts no worker has begun once its own is done: it waits
+    // (up to 5 s) for the workers to begin theirs.
+    if (p == 0)
+      for (int i = 0; i < 5000 && started.load() < 4; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   });
   EXPECT_EQ(ids.size(), 4u);  // caller + 3 workers (the pool grows to an explicit request)
 }

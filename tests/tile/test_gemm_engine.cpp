@@ -23,6 +23,7 @@
 #include "strata/blas/lt.hpp"
 #include "strata/tile/blocking.hpp"
 #include "strata/tile/scheduler.hpp"
+#include "strata/core/load_balance.hpp"
 #include "strata/core/log.hpp"
 #include "strata/core/status.hpp"
 
@@ -674,6 +675,76 @@ TEST(GemmEngine, BitwiseIdenticalForAnyThreadCount) {
               << threads << " threads, " << char(ta) << char(tb);
       }
     }
+}
+
+// Strips sized by the threads' learnt speeds (core/load_balance.hpp) keep their borders on
+// micro-tiles: any speeds give the bits of one thread -- columns split (517 x 389), rows split
+// (900 x 100), parts of one block each (128^3), every op pair, f32, f64 and c64, 2 and 3 threads,
+// speeds set far apart either way (and learnt on from there by the calls themselves).
+template <class T>
+void check_any_thread_speeds() {
+  for (auto [m, n, k] : {std::tuple<index_t, index_t, index_t>{517, 389, 301}, {900, 100, 200}, {128, 128, 128}}) {
+    std::mt19937 rng(5);
+    std::vector<T> A(size_t(m * k)), B(size_t(k * n)), C0(size_t(m * n));
+    for (auto* v : {&A, &B, &C0})
+      for (auto& x : *v) x = random_value<T>(rng);
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T}) {
+        auto run = [&](int threads) {
+          std::vector<T> C = C0;
+          Handle h;
+          h.set_num_threads(threads);
+          gemm<T>(h, ta, tb, m, n, k, T(1.5), A.data(), ta == Op::N ? m : k, B.data(), tb == Op::N ? k : n, T(0.25),
+                  C.data(), m);
+          return C;
+        };
+        const std::vector<T> one = run(1);
+        for (std::array<double, 3> speeds : {std::array{1.0, 1.0, 1.0}, {0.2, 5.0, 1.0}, {5.0, 0.2, 0.5}, {1.0, 3.0, 0.3}})
+          for (int threads : {2, 3}) {
+            set_thread_speeds(speeds.data(), 3);
+            const std::vector<T> C = run(threads);
+            ASSERT_EQ(0, std::memcmp(one.data(), C.data(), C.size() * sizeof(T)))
+                << m << "x" << n << "x" << k << " " << char(ta) << char(tb) << " threads " << threads << " speeds "
+                << speeds[0] << "," << speeds[1] << "," << speeds[2];
+          }
+      }
+  }
+  const double equal[3] = {1, 1, 1};
+  set_thread_speeds(equal, 3);
+}
+TEST(GemmEngine, BitwiseIdenticalForAnyThreadSpeeds) {
+  check_any_thread_speeds<float>();
+  check_any_thread_speeds<double>();
+  check_any_thread_speeds<c64>();
+}
+
+// The split follows the speeds: a thread 25 times slower gets one unit of columns (or none),
+// and with balancing off the strips are equal again.
+TEST(GemmEngine, StripsFollowTheThreadSpeeds) {
+  Handle h;
+  h.set_num_threads(2);
+  const double slow_worker[2] = {5.0, 0.2}, slow_caller[2] = {0.2, 5.0}, equal[2] = {1.0, 1.0};
+  set_thread_speeds(slow_worker, 2);
+  std::string t = test::sgemm_trace(h, Op::N, 300, 600, 1000);
+  const auto from = [](const std::string& s) {
+    const auto at = s.find("part 1 from column ");
+    return at == std::string::npos ? -1L : std::stol(s.substr(at + 19));
+  };
+  EXPECT_GE(from(t), 552) << t;  // 600 x 25 / 26 = 577, on a unit of at most 24 columns
+  set_thread_speeds(slow_caller, 2);
+  t = test::sgemm_trace(h, Op::N, 300, 600, 1000);
+  EXPECT_GE(from(t), 0) << t;
+  EXPECT_LE(from(t), 48) << t;
+  set_thread_speeds(equal, 2);
+  t = test::sgemm_trace(h, Op::N, 300, 600, 1000);
+  EXPECT_GE(from(t), 276) << t;
+  EXPECT_LE(from(t), 324) << t;
+  set_load_balancing(false);
+  set_thread_speeds(slow_worker, 2);
+  t = test::sgemm_trace(h, Op::N, 300, 600, 1000);
+  EXPECT_EQ(from(t), -1) << t;  // equal strips, not reported
+  set_load_balancing(true);
+  set_thread_speeds(equal, 2);
 }
 
 // The first column panel of each A block packs A's panels as its tiles read them in place

@@ -3,6 +3,9 @@
 // * Size: STRATA_NUM_THREADS, else the CPUs in this process's affinity mask.
 // * Static partitioning: parallel_for splits [0, n) into `parts` contiguous ranges whose
 //   bounds depend only on n and parts, so results never depend on timing.
+// * Parts are claimed: worker p runs part p unless the caller, its own part done, finds it
+//   not yet begun and runs it itself (a worker descheduled by the OS delays no job).
+// * Load-aware splits are the caller's choice (load_balance.hpp).
 // * No oversubscription: a call made from inside a pool task, or while another user thread
 //   holds the pool, runs its parts inline on the calling thread, in order.
 #pragma once

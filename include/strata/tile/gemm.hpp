@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "strata/core/cpu.hpp"
+#include "strata/core/load_balance.hpp"
 #include "strata/core/thread_pool.hpp"
 #include "strata/tile/blocking.hpp"
 #include "strata/tile/depth_split.hpp"
@@ -194,6 +195,11 @@ BlockSizes streaming_blocks(int64_t m, int64_t n, int64_t k, const BlockSizes& b
 // The engine on explicit operands (operand.hpp): C = alpha * op(A) op(B) + beta * C, split among
 // threads. `policy` says which operands may be read in place (ignored for operands that
 // cannot be).
+// Parts shorter than this (~20 us at this machine's rate) are not timed for the thread speeds
+// (core/load_balance.hpp): their times are mostly wake-up and timer noise, and the timed run's
+// bookkeeping cost 2-3% at 64^3-128^3 on 2 threads.
+inline constexpr double min_timed_flops = 4e6;
+
 template <class Kernel, class Epilogue, class AOp, class BOp>
 void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, const AOp& a, const BOp& b,
                    typename Kernel::T beta, typename Kernel::T* c, int64_t ldc, int threads, const BlockSizes& bs,
@@ -226,6 +232,18 @@ void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, co
     Mainloop<Kernel, Epilogue, AOp, BOp>::run(m1 - m0, n1 - n0, k, alpha, a.shifted(m0), b.shifted(n0), beta,
                                               c + m0 + n0 * ldc, ldc, blocks, policy, epi, m0, n0, tris);
   };
+  // Strips of C (columns, or rows) split in proportion to the pool threads' speeds, learnt from
+  // the times of earlier parts (core/load_balance.hpp): the borders stay on whole micro-tiles, so
+  // every tile's arithmetic, and every bit of C, is what equal strips give, and a thread slowed
+  // by a busy neighbour stops holding the others up. A grid and a triangle keep equal parts.
+  double shares[kMaxBalancedParts];
+  int64_t borders[kMaxBalancedParts + 1];
+  const bool balanced =
+      part.parts > 1 && part.parts <= kMaxBalancedParts && tri == Triangle::none && !part.grid() && load_balancing();
+  if (balanced) {
+    balanced_shares(part.parts, shares);
+    share_borders(part.split_n ? n : m, part.unit, part.parts, shares, borders);
+  }
   auto run_part = [&](int p) {
     int64_t lo, hi;
     if (tri != Triangle::none) {
@@ -244,19 +262,22 @@ void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, co
       piece_range(m, Kernel::mr, p / part.grid_n, part.grid_m, m0, m1);
       piece_range(n, Kernel::nr, p % part.grid_n, part.grid_n, n0, n1);
       rectangle(m0, m1, n0, n1);
-    } else if (part.split_n) {
-      part.range(n, p, lo, hi);
-      rectangle(0, m, lo, hi);
     } else {
-      part.range(m, p, lo, hi);
-      rectangle(lo, hi, 0, n);
+      if (balanced) lo = borders[p], hi = borders[p + 1];
+      else part.range(part.split_n ? n : m, p, lo, hi);
+      if (part.split_n) rectangle(0, m, lo, hi);
+      else rectangle(lo, hi, 0, n);
     }
   };
   if (part.parts == 1) run_part(0);
+  else if (balanced && 2.0 * double(m) * double(n) * double(k) >= min_timed_flops * part.parts)
+    parallel_run_timed(part.parts, shares, run_part);
   else parallel_run(part.parts, run_part);
-  if (route)
+  if (route) {
     *route = {GemmRoute::Path::tiled, part.parts, ran_one_block.load(std::memory_order_relaxed), blocks.mc, blocks.kc,
               blocks.nc};
+    if (balanced) route->split_n = part.split_n, route->second_part_at = borders[1];
+  }
 }
 
 // `forced`: operand handling chosen by the caller (an Lt algorithm); default: by shape.

@@ -39,6 +39,9 @@ struct GemmRoute {
   bool one_block_parts = false;
   int64_t mc = 0, kc = 0, nc = 0;  // the tiled path's blocks for this call (0: not tiled)
   int tall_mr = 0, tall_nr = 0;    // the one-block path's tiles on the kernel's tall partner (tiny_gemm_tall)
+  // Strips sized by the threads' speeds (gemm_operands): along columns or rows, part 1's first.
+  bool split_n = true;
+  int64_t second_part_at = 0;  // 0: equal parts, or one
 };
 
 // Rows [lo, hi) of column j of an m-row C that `t` leaves (all of them for none; m == n otherwise).

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "strata/core/load_balance.hpp"
 #include "strata/tile/isa_namespace.hpp"
 #include "strata/tile/matrix.hpp"
 
@@ -35,6 +36,33 @@ struct Partition {
   // [begin, end) of part p along the split dimension of length len.
   void range(int64_t len, int p, int64_t& begin, int64_t& end) const { piece_range(len, unit, p, parts, begin, end); }
 };
+
+// Borders of `parts` pieces of [0, len) for threads whose speeds are in proportion to
+// shares[0, parts) (core/load_balance.hpp), each on a multiple of unit: border q at the multiple
+// nearest len x (shares[0] + ... + shares[q - 1]) (a piece may be empty), but equal pieces
+// (piece_range) unless these would take at least 2% longer -- a unit moved on a speed measured
+// a few percent off made two equally fast threads unequal (256^3 f32 on 2 threads: a unit is
+// 5% of a part). borders[0] = 0, borders[parts] = len; then shares[p] := the fraction piece p
+// got, what the timed run learns from.
+inline void share_borders(int64_t len, int64_t unit, int parts, double* shares, int64_t* borders) {
+  auto slowest = [&](const int64_t* b) {  // the last part's finish, in units of len / speed
+    double t = 0;
+    for (int p = 0; p < parts; ++p) t = std::max(t, double(b[p + 1] - b[p]) / shares[p]);
+    return t;
+  };
+  double before = 0;
+  borders[0] = 0;
+  for (int q = 1; q < parts; ++q) {
+    before += shares[q - 1];
+    const int64_t at = int64_t(double(len) * before / double(unit) + 0.5) * unit;
+    borders[q] = std::clamp(at, borders[q - 1], len);
+  }
+  borders[parts] = len;
+  int64_t equal[kMaxBalancedParts + 1];
+  for (int p = 0; p < parts; ++p) piece_range(len, unit, p, parts, equal[p], equal[p + 1]);
+  if (slowest(borders) > 0.95 * slowest(equal)) std::copy(equal, equal + parts + 1, borders);
+  for (int p = 0; p < parts; ++p) shares[p] = double(borders[p + 1] - borders[p]) / double(len);
+}
 
 // Columns [begin, end) of part p of `parts` for a triangular-output product of order n: equal
 // shares of the triangle's entries (the upper triangle's columns grow, the lower's shrink), borders

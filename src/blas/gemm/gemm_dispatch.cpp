@@ -35,7 +35,8 @@ std::string route_text(const tile::GemmRoute& r, const GemmKernelInfo& info) {
   // equal k blocks change the kernel's defaults), else the kernel's.
   const bool own = r.kc > 0;
   return cat("path=tiled blocks mc=", own ? r.mc : info.mc, " kc=", own ? r.kc : info.kc, " nc=", own ? r.nc : info.nc,
-             " parts=", r.parts, r.one_block_parts ? " (each part one block)" : "");
+             " parts=", r.parts, r.one_block_parts ? " (each part one block)" : "",
+             r.second_part_at ? cat(" (part 1 from ", r.split_n ? "column " : "row ", r.second_part_at, ")") : "");
 }
 
 // The engine call for a real product: op(A) and op(B) as strides (for real types C and T are
