@@ -9,8 +9,11 @@
 // * No oversubscription: a call made from inside a pool task, or while another user thread
 //   holds the pool, runs its parts inline on the calling thread, in order.
 #pragma once
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 namespace strata {
 
@@ -41,6 +44,40 @@ void parallel_for(int64_t n, int threads, Body&& body) {
   parallel_run(threads, [&](int p) {
     int64_t lo = n * p / threads, hi = n * (p + 1) / threads;
     if (lo < hi) body(lo, hi, p);
+  });
+}
+
+// Runs body(begin, end, part) over chunks of [0, n) for items whose results do not depend on the
+// thread that runs them (a batch's independent products): each of up to `threads` (0 = default)
+// threads walks the chunks of its own contiguous share in order, then takes chunks left in the
+// others' shares, so a thread slowed by the host or by another process does less. `part` (<
+// threads) names the running thread's part, for per-thread scratch. Chunk bounds depend only on
+// n and threads. (Chunks dealt round-robin from one counter instead cost 3-12% on batches of
+// 16^3-32^3 products: each thread's operands no longer one stream.)
+template <class Body>
+void parallel_chunks(int64_t n, int threads, Body&& body) {
+  if (n <= 0) return;
+  if (threads <= 0) threads = default_num_threads();
+  if (threads > n) threads = int(n);
+  if (threads <= 1) {
+    body(int64_t(0), n, 0);
+    return;
+  }
+  const int64_t chunk = (n + 16 * int64_t(threads) - 1) / (16 * int64_t(threads));
+  const int64_t chunks = (n + chunk - 1) / chunk;
+  struct alignas(64) Next {
+    std::atomic<int64_t> chunk;
+  };
+  std::vector<Next> next(static_cast<std::size_t>(threads));
+  for (int p = 0; p < threads; ++p) next[std::size_t(p)].chunk.store(chunks * p / threads, std::memory_order_relaxed);
+  parallel_run(threads, [&](int part) {
+    for (int q = 0; q < threads; ++q) {
+      const int owner = (part + q) % threads;  // its own share first, then the others' in turn
+      const int64_t last = chunks * (owner + 1) / threads;
+      std::atomic<int64_t>& at = next[std::size_t(owner)].chunk;
+      for (int64_t c = at.fetch_add(1, std::memory_order_relaxed); c < last; c = at.fetch_add(1, std::memory_order_relaxed))
+        body(c * chunk, std::min(n, (c + 1) * chunk), part);
+    }
   });
 }
 

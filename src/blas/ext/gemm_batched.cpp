@@ -63,7 +63,7 @@ void run_batch(const Handle& h, Order order, Op transa, Op transb, index_t m, in
       gemm<T>(h, order, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     };
     if (small && b.count > 1) {
-      parallel_for(b.count, threads_for(h, b.count * m * n), [&](int64_t lo, int64_t hi, int) {
+      parallel_chunks(b.count, threads_for(h, b.count * m * n), [&](int64_t lo, int64_t hi, int) {
         for (index_t i = lo; i < hi; ++i) one(i);
       });
     } else {

@@ -49,12 +49,13 @@ struct BatchEntries {
   T* c(int64_t i) const { return call.c_array ? call.c_array[i] : call.c + i * call.stride_c; }
 };
 
-// range(lo, hi, threads) over a batch's entries: divided among the call's threads, each entry
-// run on one (split_batch), or all in one range, each entry with every thread.
+// range(lo, hi, threads) over a batch's entries: in chunks claimed by the call's threads as
+// they come free, each entry run on one (split_batch; parallel_chunks: a slowed thread takes
+// fewer), or all in one range, each entry with every thread.
 template <class T, class Range>
 void for_batch_ranges(const GemmCall<T>& c, Range&& range) {
   if (c.split_batch && c.threads > 1)
-    parallel_for(c.batch, c.threads, [&](int64_t lo, int64_t hi, int) { range(lo, hi, 1); });
+    parallel_chunks(c.batch, c.threads, [&](int64_t lo, int64_t hi, int) { range(lo, hi, 1); });
   else
     range(0, c.batch, c.threads);
 }

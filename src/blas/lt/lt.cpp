@@ -339,7 +339,7 @@ void run_typed(const Handle& h, const MatmulDesc& desc, T alpha, const void* A, 
   T* ws = static_cast<T*>(workspace);
   const std::size_t item_elems = std::size_t(m) * std::size_t(n);
   if (per_item_threads) {
-    parallel_for(s.batch, threads, [&](int64_t lo, int64_t hi, int part) {
+    parallel_chunks(s.batch, threads, [&](int64_t lo, int64_t hi, int part) {
       for (int64_t item = lo; item < hi; ++item) run_item(item, 1, narrow ? ws + item_elems * std::size_t(part) : nullptr);
     });
   } else {
