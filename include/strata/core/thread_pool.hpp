@@ -29,18 +29,20 @@ bool in_parallel_region() noexcept;
 // and returns when all are done. The first exception thrown by a part is rethrown here.
 void parallel_run(int parts, const std::function<void(int part)>& body);
 
+// The threads a loop over n > 0 items runs on: `threads` (0 = default), at most n.
+inline int loop_threads(int64_t n, int threads) {
+  if (threads <= 0) threads = default_num_threads();
+  return int(std::min<int64_t>(threads, n));
+}
+
 // Splits [0, n) into `threads` (0 = default) contiguous chunks of nearly equal size and runs
 // body(begin, end, part) for the non-empty ones. Chunk bounds: part p gets
 // [p*n/threads, (p+1)*n/threads).
 template <class Body>
 void parallel_for(int64_t n, int threads, Body&& body) {
   if (n <= 0) return;
-  if (threads <= 0) threads = default_num_threads();
-  if (threads > n) threads = int(n);
-  if (threads <= 1) {
-    body(int64_t(0), n, 0);
-    return;
-  }
+  threads = loop_threads(n, threads);
+  if (threads <= 1) return body(int64_t(0), n, 0);
   parallel_run(threads, [&](int p) {
     int64_t lo = n * p / threads, hi = n * (p + 1) / threads;
     if (lo < hi) body(lo, hi, p);
@@ -57,12 +59,8 @@ void parallel_for(int64_t n, int threads, Body&& body) {
 template <class Body>
 void parallel_chunks(int64_t n, int threads, Body&& body) {
   if (n <= 0) return;
-  if (threads <= 0) threads = default_num_threads();
-  if (threads > n) threads = int(n);
-  if (threads <= 1) {
-    body(int64_t(0), n, 0);
-    return;
-  }
+  threads = loop_threads(n, threads);
+  if (threads <= 1) return body(int64_t(0), n, 0);
   const int64_t chunk = (n + 16 * int64_t(threads) - 1) / (16 * int64_t(threads));
   const int64_t chunks = (n + chunk - 1) / chunk;
   struct alignas(64) Next {
