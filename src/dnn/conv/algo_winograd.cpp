@@ -419,8 +419,10 @@ void forward(const ConvProblem& p, const ConvArgs& a, int m) {
 
   auto block_range = [&](int64_t b) { return std::pair<int64_t, int64_t>{b * g.pb, std::min(g.pb, g.tiles - b * g.pb)}; };
   if (g.blocks >= q.threads) {
-    // Enough blocks: each thread transforms, multiplies and writes back whole blocks.
-    parallel_for(g.blocks, q.threads, [&](int64_t lo, int64_t hi, int part) {
+    // Enough blocks: each thread transforms, multiplies and writes back whole blocks, its own
+    // share first, then blocks left in the other's (parallel_chunks: each block's arithmetic is
+    // its own, so the bits do not depend on which thread runs it).
+    parallel_chunks(g.blocks, q.threads, [&](int64_t lo, int64_t hi, int part) {
       float* V = buffers + std::size_t(part) * block_floats(q, g);
       float* M = V + std::size_t(g.xi * v_xi_stride(q, g));
       std::vector<TileOrigin> origins;
