@@ -20,7 +20,7 @@ namespace {
 // tens of 2048^3 ones), and one outlier (a part preempted once) moves it little.
 constexpr double kLearnRate = 0.15;
 // One job's relative speed is believed within [1/2, 2] of the job's mean; estimates within
-// [1/5, 5]: a thread is never starved of work, so its speed stays measured.
+// [1/5, 5]: a slow thread keeps a share, so its speed goes on being measured.
 constexpr double kMeasuredClamp = 2.0, kSpeedClamp = 5.0;
 
 struct Speeds {

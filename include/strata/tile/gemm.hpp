@@ -192,14 +192,14 @@ BlockSizes streaming_blocks(int64_t m, int64_t n, int64_t k, const BlockSizes& b
   return b;
 }
 
+// Parts under this many flops (~20 us at this machine's rate) are not timed for the thread
+// speeds (core/load_balance.hpp): their times are mostly wake-up and timer noise, and timing
+// them cost 2-7% at 64^3-128^3 on 2 threads (in-process against untimed equal strips).
+inline constexpr double min_timed_flops = 4e6;
+
 // The engine on explicit operands (operand.hpp): C = alpha * op(A) op(B) + beta * C, split among
 // threads. `policy` says which operands may be read in place (ignored for operands that
 // cannot be).
-// Parts shorter than this (~20 us at this machine's rate) are not timed for the thread speeds
-// (core/load_balance.hpp): their times are mostly wake-up and timer noise, and the timed run's
-// bookkeeping cost 2-3% at 64^3-128^3 on 2 threads.
-inline constexpr double min_timed_flops = 4e6;
-
 template <class Kernel, class Epilogue, class AOp, class BOp>
 void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, const AOp& a, const BOp& b,
                    typename Kernel::T beta, typename Kernel::T* c, int64_t ldc, int threads, const BlockSizes& bs,

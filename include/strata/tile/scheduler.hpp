@@ -40,10 +40,11 @@ struct Partition {
 // Borders of `parts` pieces of [0, len) for threads whose speeds are in proportion to
 // shares[0, parts) (core/load_balance.hpp), each on a multiple of unit: border q at the multiple
 // nearest len x (shares[0] + ... + shares[q - 1]) (a piece may be empty), but equal pieces
-// (piece_range) unless these would take at least 2% longer -- a unit moved on a speed measured
-// a few percent off made two equally fast threads unequal (256^3 f32 on 2 threads: a unit is
-// 5% of a part). borders[0] = 0, borders[parts] = len; then shares[p] := the fraction piece p
-// got, what the timed run learns from.
+// (piece_range) unless those promise the slowest piece at least 5% less time -- a unit moved on
+// a speed measured a few percent off made two equally fast threads unequal (256^3 f32 on 2
+// threads: a unit is 5% of a part; with a 2% threshold quiet runs read 0.94-1.04x of equal
+// strips). borders[0] = 0, borders[parts] = len; then shares[p] := the fraction piece p got,
+// what the timed run learns from.
 inline void share_borders(int64_t len, int64_t unit, int parts, double* shares, int64_t* borders) {
   auto slowest = [&](const int64_t* b) {  // the last part's finish, in units of len / speed
     double t = 0;
