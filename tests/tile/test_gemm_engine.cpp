@@ -699,7 +699,8 @@ void check_any_thread_speeds() {
           return C;
         };
         const std::vector<T> one = run(1);
-        for (std::array<double, 3> speeds : {std::array{1.0, 1.0, 1.0}, {0.2, 5.0, 1.0}, {5.0, 0.2, 0.5}, {1.0, 3.0, 0.3}})
+        for (std::array<double, 3> speeds :
+             {std::array{1.0, 1.0, 1.0}, {0.2, 5.0, 1.0}, {5.0, 0.2, 0.5}, {1.0, 3.0, 0.3}})
           for (int threads : {2, 3}) {
             set_thread_speeds(speeds.data(), 3);
             const std::vector<T> C = run(threads);

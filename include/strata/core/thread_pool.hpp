@@ -73,7 +73,7 @@ void parallel_chunks(int64_t n, int threads, Body&& body) {
       const int owner = (part + q) % threads;  // its own share first, then the others' in turn
       const int64_t last = chunks * (owner + 1) / threads;
       std::atomic<int64_t>& at = next[std::size_t(owner)].chunk;
-      for (int64_t c = at.fetch_add(1, std::memory_order_relaxed); c < last; c = at.fetch_add(1, std::memory_order_relaxed))
+      for (int64_t c; (c = at.fetch_add(1, std::memory_order_relaxed)) < last;)
         body(c * chunk, std::min(n, (c + 1) * chunk), part);
     }
   });
