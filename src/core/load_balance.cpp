@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <chrono>
 #include <mutex>
 #include <thread>
 
 #include "strata/core/env.hpp"
 #include "strata/core/status.hpp"
 #include "strata/core/thread_pool.hpp"
+#include "strata/core/timer.hpp"
 
 namespace strata {
 
@@ -76,13 +76,12 @@ void balanced_shares(int parts, double* shares) {
 void parallel_run_timed(int parts, const double* shares, const std::function<void(int)>& body) {
   if (parts > kMaxBalancedParts || parts < 2 || !balancing().load(std::memory_order_relaxed))
     return parallel_run(parts, body);
-  using Clock = std::chrono::steady_clock;
   std::array<double, kMaxBalancedParts> seconds{};
   std::array<std::thread::id, kMaxBalancedParts> runner{};
   parallel_run(parts, [&](int p) {
-    const auto t0 = Clock::now();
+    const Timer timer;
     body(p);
-    seconds[p] = std::chrono::duration<double>(Clock::now() - t0).count();
+    seconds[p] = timer.seconds();
     runner[p] = std::this_thread::get_id();
   });
   // Parts run one after another on one thread (nested, or the pool busy) say nothing of speeds.
