@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cstring>
 #include <type_traits>
 
 namespace strata::cli {
@@ -57,11 +58,13 @@ std::unique_ptr<OtherBuildConv> OtherBuildConv::load(const std::string& path, st
   return b;
 }
 
-void OtherBuildConv::prepare(const dnn::Handle& h, const dnn::TensorDesc& x_desc, const void* x,
+void OtherBuildConv::prepare(const dnn::Handle& h, const dnn::TensorDesc& x_desc, const void* x, std::size_t x_bytes,
                              const dnn::FilterDesc& w_desc, const void* w, const dnn::ConvDesc& conv,
                              const dnn::TensorDesc& y_desc, void* y, dnn::ConvAlgo algo, bool prepared) {
   h_ = &h, x_desc_ = &x_desc, w_desc_ = &w_desc, conv_ = &conv, y_desc_ = &y_desc;
-  x_ = x, w_ = w, y_ = y, algo_ = algo, prepared_ = prepared;
+  x_ = make_aligned<std::byte>(x_bytes);
+  std::memcpy(x_.get(), x, x_bytes);
+  w_ = w, y_ = y, algo_ = algo, prepared_ = prepared;
   pf_ = prepared ? fn_->prepare(h, x_desc, w_desc, w, conv, y_desc, algo) : dnn::PreparedFilter{};
   ws_bytes_ = prepared ? fn_->workspace_prepared(h, x_desc, pf_, conv, y_desc)
                        : fn_->workspace(h, x_desc, w_desc, conv, y_desc, algo);
@@ -71,9 +74,9 @@ void OtherBuildConv::prepare(const dnn::Handle& h, const dnn::TensorDesc& x_desc
 void OtherBuildConv::run() {
   const float one = 1.f, zero = 0.f;
   if (prepared_)
-    fn_->forward_prepared(*h_, &one, *x_desc_, x_, pf_, *conv_, ws_.get(), ws_bytes_, &zero, *y_desc_, y_);
+    fn_->forward_prepared(*h_, &one, *x_desc_, x_.get(), pf_, *conv_, ws_.get(), ws_bytes_, &zero, *y_desc_, y_);
   else
-    fn_->forward(*h_, &one, *x_desc_, x_, *w_desc_, w_, *conv_, algo_, ws_.get(), ws_bytes_, &zero, *y_desc_, y_);
+    fn_->forward(*h_, &one, *x_desc_, x_.get(), *w_desc_, w_, *conv_, algo_, ws_.get(), ws_bytes_, &zero, *y_desc_, y_);
 }
 
 }  // namespace strata::cli

@@ -31,7 +31,8 @@ struct PackPolicy {
   bool stationary_a = false;
 };
 // The most column panels a block walked tile-stationary by request may hold (the walk keeps
-// them on the stack); its A tiles come from L2 and fetch nothing ahead.
+// them on the stack). Its A tiles fetch the next one's slice only where A is over a quarter of
+// L2 (Mainloop::run, fetch_requested_a).
 inline constexpr int64_t stationary_block_panels = 32;
 
 // AOp/BOp: operands (operand.hpp). Only in-memory operands of the kernel's own element type
@@ -95,6 +96,10 @@ struct Mainloop {
     // where B comes from memory (16 x 4096 x 4096, 64 MB: 1.09-1.12x); from L3 it cost more than
     // the hardware prefetcher left to gain (16 x 1024 x 1024: 0.78-0.81x).
     const bool b_from_memory = k / b_depth_per_value * n * int64_t(sizeof(T)) > int64_t(cpu_features().l3_bytes);
+    // Whether a walk tile-stationary by request fetches the next A tile's slice as it runs (as
+    // the walk of few panels always does, a_stationary_panels): where A is over a quarter of
+    // L2, so that it is not all there still from the last call.
+    const bool fetch_requested_a = m * k * int64_t(sizeof(T)) > int64_t(cpu_features().l2_bytes) / 4;
 
     // Blocks of equal size: n = 4096 in blocks of at most 4092 columns had left a second block
     // of 4 columns that packed all of A again (4096^3: 1.03-1.05x, NT alike).
@@ -225,7 +230,10 @@ struct Mainloop {
           if constexpr (a_prepacked) {
             const int64_t most_panels = policy.stationary_a ? stationary_block_panels : a_stationary_panels;
             if (tri == Triangle::none && !cut_depth && nc <= most_panels * NR && mc > MR) {
-              a_stationary(mc, nc, kc, a, ic, pc, b_panel, c + ic + jc * ldc, ldc, alpha, beta_step, edge);
+              const bool fetch_a = policy.stationary_a ? fetch_requested_a : nc <= a_stationary_panels * NR;
+              const T* next_slice = pc + kc < k ? a.panel(ic, pc + kc) : nullptr;
+              a_stationary(mc, nc, kc, a, ic, pc, b_panel, c + ic + jc * ldc, ldc, alpha, beta_step, edge, fetch_a,
+                           next_slice);
               if constexpr (!Epilogue::is_identity)
                 if (last_step)
                   for (int64_t jr = 0; jr < nc; jr += NR)
@@ -406,9 +414,16 @@ struct Mainloop {
   // fetched during the first panel (4-5 times that rate): res5_1x1_512_2048, res5_proj_s2,
   // res5_1x1_2048_512 1.04-1.07x (full panels; into L1 rather than L2 alike); Winograd
   // res5_3x3 (16 tiles: 12 + 4, the narrow panel taking its quarter) 1.04-1.10x.
+  // fetch_a: whether the tiles fetch at all; next_slice: what the block's last tile fetches (the
+  // next k block's first A tile, or nullptr). A first tile that fetches A fetches the next B
+  // panels too. A walk tile-stationary by request fetches where its A (a 1x1 layer's filter)
+  // is over a quarter of L2: res4_1x1_1024_256 and res4_1x1_256_1024 (1 MB filters, 17 panels
+  // a block) 1.02x in-process at batch 1, 1 thread, three runs (each build with its own x); the
+  // smaller filters 0.96-0.99x when fetched, as they are mostly still in L2 from the last call.
   template <class BPanels>
   static void a_stationary(int64_t mc, int64_t nc, int64_t kc, const AOp& a, int64_t ic, int64_t pc,
-                           const BPanels& b_panel, T* c, int64_t ldc, T alpha, T beta, T* edge) {
+                           const BPanels& b_panel, T* c, int64_t ldc, T alpha, T beta, T* edge, bool fetch_a,
+                           const T* next_slice) {
     BPanel panels[stationary_block_panels];
     const int64_t count = (nc + NR - 1) / NR, full = nc / NR;
     // Bytes of the next slice panel q's k step names (0: it fetches nothing), from offset[q] on:
@@ -420,7 +435,7 @@ struct Mainloop {
     for (int64_t q = 0; q < count; ++q) {
       const int64_t nr = std::min<int64_t>(NR, nc - q * NR);
       panels[q] = b_panel(q * NR, nr);
-      if (count <= a_stationary_panels && (nr == NR || full <= 1) && fetching_panel(nr, panels[q])) widths[q] = nr;
+      if (fetch_a && (nr == NR || full <= 1) && fetching_panel(nr, panels[q])) widths[q] = nr;
     }
     split_slice_fetch(widths, count, kc * MR * int64_t(sizeof(T)), kc, share, offset);
     for (int64_t ir = 0; ir < mc; ir += MR) {
@@ -431,13 +446,14 @@ struct Mainloop {
         const BPanel& bt = panels[q];
         T* ct = c + ir + q * NR * ldc;
         if constexpr (requires { Kernel::run_column; }) {
-          if (share[q] > 0 && mr == MR && ir + MR < mc) {
-            const char* slice = reinterpret_cast<const char*>(a.panel(ic + ir + MR, pc));
-            const T* next = reinterpret_cast<const T*>(slice + offset[q]);
+          const T* following = ir + MR < mc ? a.panel(ic + ir + MR, pc) : next_slice;
+          if (share[q] > 0 && mr == MR && following) {
+            const T* next = reinterpret_cast<const T*>(reinterpret_cast<const char*>(following) + offset[q]);
+            const T* next_b = ir == 0 && nr == NR ? bt.next : nullptr;
             // One kernel covers the tile exactly (fetching_panel), with a line fetch.
             cover_narrowest<Kernel>(MR, nr, [&]<class K>(int64_t) {
               if constexpr (fetches_lines<K>())
-                K::run_column(1, kc, at, 0, bt.data, bt.ps, bt.js, ct, ldc, alpha, beta, next, nullptr, share[q]);
+                K::run_column(1, kc, at, 0, bt.data, bt.ps, bt.js, ct, ldc, alpha, beta, next, next_b, share[q]);
               else
                 K::run(kc, at, MR, bt.data, bt.ps, bt.js, ct, ldc, alpha, beta);
             });
