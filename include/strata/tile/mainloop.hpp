@@ -79,6 +79,7 @@ struct Mainloop {
     if constexpr (b_widened_ok) widen_b = !policy.pack_b && b.v.cs == 1;
     const bool widen_by_lines = widen_b && k * n * 2 > int64_t(cpu_features().l2_bytes);  // 2-byte B
     if constexpr (!b_in_place_ok) policy.pack_b = !widen_b;
+    const bool b_read_in_place = b_in_place_ok && !b_prepacked && !policy.pack_b;  // any panel width
     T* bp = nullptr;
     T* ap = nullptr;
     if (policy.pack_b && !b_prepacked)
@@ -233,7 +234,7 @@ struct Mainloop {
               const bool fetch_a = policy.stationary_a ? fetch_requested_a : nc <= a_stationary_panels * NR;
               const T* next_slice = pc + kc < k ? a.panel(ic, pc + kc) : nullptr;
               a_stationary(mc, nc, kc, a, ic, pc, b_panel, c + ic + jc * ldc, ldc, alpha, beta_step, edge, fetch_a,
-                           next_slice);
+                           next_slice, b_read_in_place);
               if constexpr (!Epilogue::is_identity)
                 if (last_step)
                   for (int64_t jr = 0; jr < nc; jr += NR)
@@ -423,18 +424,29 @@ struct Mainloop {
   template <class BPanels>
   static void a_stationary(int64_t mc, int64_t nc, int64_t kc, const AOp& a, int64_t ic, int64_t pc,
                            const BPanels& b_panel, T* c, int64_t ldc, T alpha, T beta, T* edge, bool fetch_a,
-                           const T* next_slice) {
-    BPanel panels[stationary_block_panels];
-    const int64_t count = (nc + NR - 1) / NR, full = nc / NR;
+                           const T* next_slice, bool any_widths) {
+    // The column panels: NR wide, the last one what is left; or, where B is read in place
+    // (any_widths), a remainder of NR / 3 balanced with the panel before it (panel_width, the
+    // same bits: Winograd's 16 tiles as 8 + 8, not 12 + 4, whose 32x4 tiles had run at 0.8 of
+    // the 12-column rate per column: res5_3x3 1.02-1.07x in-process at batch 1, 1 thread, four
+    // runs; res4_3x3, its U from memory, 0.99-1.01x).
+    constexpr int64_t most = stationary_block_panels + 1;
+    BPanel panels[most];
+    int64_t from[most], cols[most], count = 0, full = 0;
+    for (int64_t j0 = 0; j0 < nc; j0 += cols[count++]) {
+      cols[count] = any_widths ? panel_width<Kernel>(nc, j0, mc) : std::min<int64_t>(NR, nc - j0);
+      from[count] = j0;
+      full += cols[count] == NR;
+    }
     // Bytes of the next slice panel q's k step names (0: it fetches nothing), from offset[q] on:
     // at most MR values a step (128 bytes for f32 and f64, two lines: LineFetch's most). A
-    // narrow panel takes a share only beside at most one full panel (Winograd's 12 + 4): beside
-    // two or more their shares suffice, and a narrow one's had cost res2_3x3 (8 columns beside
-    // 4 full panels, its U in L2) 2-3%.
-    int64_t widths[stationary_block_panels] = {}, share[stationary_block_panels], offset[stationary_block_panels];
+    // narrow panel takes a share only beside at most one full panel (12 + 4, or 8 + 8 with
+    // none): beside two or more their shares suffice, and a narrow one's had cost res2_3x3 (8
+    // columns beside 4 full panels, its U in L2) 2-3%.
+    int64_t widths[most] = {}, share[most], offset[most];
     for (int64_t q = 0; q < count; ++q) {
-      const int64_t nr = std::min<int64_t>(NR, nc - q * NR);
-      panels[q] = b_panel(q * NR, nr);
+      const int64_t nr = cols[q];
+      panels[q] = b_panel(from[q], nr);
       if (fetch_a && (nr == NR || full <= 1) && fetching_panel(nr, panels[q])) widths[q] = nr;
     }
     split_slice_fetch(widths, count, kc * MR * int64_t(sizeof(T)), kc, share, offset);
@@ -442,9 +454,9 @@ struct Mainloop {
       const int64_t mr = std::min<int64_t>(MR, mc - ir);
       const T* at = a.panel(ic + ir, pc);
       for (int64_t q = 0; q < count; ++q) {
-        const int64_t nr = std::min<int64_t>(NR, nc - q * NR);
+        const int64_t nr = cols[q];
         const BPanel& bt = panels[q];
-        T* ct = c + ir + q * NR * ldc;
+        T* ct = c + ir + from[q] * ldc;
         if constexpr (requires { Kernel::run_column; }) {
           const T* following = ir + MR < mc ? a.panel(ic + ir + MR, pc) : next_slice;
           if (share[q] > 0 && mr == MR && following) {
