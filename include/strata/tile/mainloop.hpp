@@ -232,7 +232,9 @@ struct Mainloop {
             const int64_t most_panels = policy.stationary_a ? stationary_block_panels : a_stationary_panels;
             if (tri == Triangle::none && !cut_depth && nc <= most_panels * NR && mc > MR) {
               const bool fetch_a = policy.stationary_a ? fetch_requested_a : nc <= a_stationary_panels * NR;
-              const T* next_slice = pc + kc < k ? a.panel(ic, pc + kc) : nullptr;
+              // The A tile the next call starts with: the next row block's first, else the next k
+              // block's (blocks run k block by k block, rows within).
+              const T* next_slice = ic + mc < m ? a.panel(ic + mc, pc) : pc + kc < k ? a.panel(0, pc + kc) : nullptr;
               a_stationary(mc, nc, kc, a, ic, pc, b_panel, c + ic + jc * ldc, ldc, alpha, beta_step, edge, fetch_a,
                            next_slice, b_read_in_place);
               if constexpr (!Epilogue::is_identity)
