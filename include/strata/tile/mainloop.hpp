@@ -418,8 +418,8 @@ struct Mainloop {
   // res5_1x1_2048_512 1.04-1.07x (full panels; into L1 rather than L2 alike); Winograd
   // res5_3x3 (16 tiles: 12 + 4, the narrow panel taking its quarter) 1.04-1.10x.
   // fetch_a: whether the tiles fetch at all; next_slice: what the block's last tile fetches (the
-  // next k block's first A tile, or nullptr). A first tile that fetches A fetches the next B
-  // panels too. A walk tile-stationary by request fetches where its A (a 1x1 layer's filter)
+  // A tile the next call starts with, or nullptr). A first tile that fetches A fetches the next
+  // B panels too. A walk tile-stationary by request fetches where its A (a 1x1 layer's filter)
   // is over a quarter of L2: res4_1x1_1024_256 and res4_1x1_256_1024 (1 MB filters, 17 panels
   // a block) 1.02x in-process at batch 1, 1 thread, three runs (each build with its own x); the
   // smaller filters 0.96-0.99x when fetched, as they are mostly still in L2 from the last call.
