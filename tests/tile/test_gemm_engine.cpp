@@ -368,7 +368,7 @@ TEST(GemmEngine, ColumnPanelsSplitARemainderOfAThird) {
 }
 
 // The tile-stationary walk's fetch of the next A slice is split among the column panels by
-// width (Winograd's 16 tiles: 12 + 4 take three quarters and one), panels that do not fetch
+// width (16 columns of a packed B as 12 + 4 take three quarters and one), panels that do not fetch
 // take none, and the shares cover the slice back to back.
 TEST(GemmEngine, NextSliceFetchIsSplitByPanelWidth) {
   const int64_t kc = 512, slice = kc * 32 * 4;  // a 32-row f32 slice, 128 bytes a step

@@ -416,7 +416,7 @@ struct Mainloop {
   // the rate the tile consumes it. In-process at batch 1, 1 thread, against the whole slice
   // fetched during the first panel (4-5 times that rate): res5_1x1_512_2048, res5_proj_s2,
   // res5_1x1_2048_512 1.04-1.07x (full panels; into L1 rather than L2 alike); Winograd
-  // res5_3x3 (16 tiles: 12 + 4, the narrow panel taking its quarter) 1.04-1.10x.
+  // res5_3x3 (16 tiles, then as 12 + 4, the narrow panel taking its quarter) 1.04-1.10x.
   // fetch_a: whether the tiles fetch at all; next_slice: what the block's last tile fetches (the
   // A tile the next call starts with, or nullptr). A first tile that fetches A fetches the next
   // B panels too. A walk tile-stationary by request fetches where its A (a 1x1 layer's filter)
