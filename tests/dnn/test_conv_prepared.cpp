@@ -223,7 +223,9 @@ TEST(ConvPrepared, FewPixelsAgainstTheReference) {
 // a ragged channel tile (100 = 64 + 36), three k blocks (300 = 128 + 128 + 44), three pixel
 // blocks with a ragged last panel (2 x 13 x 17 = 442 pixels), against the reference on every
 // ISA (alpha 0.75, beta 0.5); prepared bitwise equal to unprepared, and 2 threads to 1. Then
-// two groups of 100 input and 80 output channels (each group's pixels every 200 values).
+// two groups of 100 input and 80 output channels (each group's pixels every 200 values). Then
+// more channels than pixels in under four tiles a thread (200 channels, 99 pixels): on 2 threads
+// the walk splits the pixels, not the channels (tile::gemm_operands), borders on whole panels.
 void expect_pointwise_walk(const Spec& s) {
   const Descs d = make_descs(s, Layout::nhwc, FilterLayout::krsc);
   const auto x = random_floats(d.x.span(), 1), w = random_floats(d.w.element_count(), 2);
@@ -256,6 +258,7 @@ void expect_pointwise_walk(const Spec& s) {
 TEST(ConvPrepared, PointwiseLayersWalkedTileStationary) {
   expect_pointwise_walk({"1x1_stationary", 2, 300, 100, 1, {13, 17}, {1, 1}, {0, 0}, {1, 1}, {1, 1}});
   expect_pointwise_walk({"1x1_groups", 2, 200, 160, 2, {9, 11}, {1, 1}, {0, 0}, {1, 1}, {1, 1}});
+  expect_pointwise_walk({"1x1_pixels_split", 1, 300, 200, 1, {9, 11}, {1, 1}, {0, 0}, {1, 1}, {1, 1}});
 }
 
 TEST(ConvPrepared, OnePreparationServesOtherBatchAndImageSizes) {
