@@ -219,8 +219,8 @@ void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, co
   // The tile-stationary walk packs neither operand, so its split can follow balance alone: rows
   // split into fewer than four tiles a part (res4_1x1_1024_256: 256 channels, 2 + 2 tiles of 64)
   // leave the load balancer no border to move when one core runs slower, so such a walk splits
-  // its columns (pixels, 6 apart) instead. 2 threads, in-process against the row split, six
-  // runs: 0.96-1.30x (median 1.06x; the row split's slow calls 0.42-0.45 ms against 0.32-0.38);
+  // its columns (pixels, 6 apart) instead. 2 threads, in-process against the row split, ten
+  // runs each beside an A/A run: median 1.10x (0.97-1.18x) against the A/A's 1.02x (0.89-1.14x);
   // with eight tiles a part (res4_1x1_256_1024) the rows stay: the column split read 0.92-0.99x
   // there, each core then reading the whole 1 MB filter.
   if (policy.stationary_a && part.parts > 1 && !part.split_n && !part.grid() &&
