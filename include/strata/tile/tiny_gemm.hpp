@@ -100,7 +100,16 @@ void tiny_gemm(int64_t m, int64_t n, int64_t k, T alpha, const MatrixView<T>& av
   if (m_pad > 0) a_operand(av).template pack<MR>(in_place_rows, m - in_place_rows, 0, k, a);
   const ViewOperand<T> b = b_operand(bv);
   alignas(64) T edge[MR * NR];
-  for (int64_t j0 = 0, cols = 0; j0 < n; j0 += cols) {
+  int64_t first_panel = 0;
+  // One row of A read in place, no epilogue or fetch to interleave: the leading full panels in
+  // one kernel call (MicroKernel::run_row, the same bits as tile by tile).
+  if constexpr (Epilogue::is_identity && requires { &Kernel::run_row; })
+    if (!ahead && m == MR && in_place_rows == m) {
+      while (first_panel + NR <= n && panel_width<Kernel>(n, first_panel, m) == NR) first_panel += NR;
+      if (first_panel > 0)
+        Kernel::run_row(first_panel / NR, k, av.data, av.cs, bv.data, bv.rs, bv.cs, c, ldc, alpha, beta);
+    }
+  for (int64_t j0 = first_panel, cols = 0; j0 < n; j0 += cols) {
     cols = panel_width<Kernel>(n, j0, m);  // B in place: a remainder of NR / 3 as two panels of 2/3 NR
     // B element (p, j) at bt[p * b_ps + j * b_js]: in place, or the last columns as a padded panel.
     const T* bt = bv.data + j0 * bv.cs;
