@@ -652,6 +652,20 @@ TEST(GemmEngine, NaNAndInfPropagate) {
   EXPECT_TRUE(std::isinf(C[3 + m]));      // row 3 sees Inf in column 1
 }
 
+// A walk that packs neither operand (the tile-stationary walk) splits its columns where its rows
+// would give a part fewer than four tiles (res4_1x1_1024_256 on 64x6: 2 + 2 tiles), else keeps
+// the longer side; other walks keep the longer side. Its bits: ConvPrepared's pointwise walks.
+TEST(GemmEngine, WalkPackingNeitherOperandSplitsColumnsForFewRowTiles) {
+  using tile::GatheredAlone;
+  const tile::Partition few = tile::plan_partition(256, 196, 1024, 64, 6, 2, GatheredAlone::neither, true);
+  EXPECT_TRUE(few.split_n);
+  EXPECT_EQ(few.unit, 6);
+  EXPECT_EQ(few.parts, 2);
+  EXPECT_FALSE(tile::plan_partition(256, 196, 1024, 64, 6, 2).split_n);           // packing walks: rows
+  EXPECT_FALSE(tile::plan_partition(1024, 196, 256, 64, 6, 2, GatheredAlone::neither, true).split_n);  // 8 a part
+  EXPECT_FALSE(tile::plan_partition(256, 40, 1024, 64, 6, 2, GatheredAlone::neither, true).split_n);  // few pixels
+}
+
 TEST(GemmEngine, BitwiseIdenticalForAnyThreadCount) {
   const index_t m = 517, n = 389, k = 301;
   const auto [A, B] = random_operands(m, n, k, 7);

@@ -214,18 +214,9 @@ void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, co
   const GatheredAlone gathered = is_prepacked<AOp> && !Loop::b_in_place_ok   ? GatheredAlone::b
                                  : is_prepacked<BOp> && !Loop::a_in_place_ok ? GatheredAlone::a
                                                                              : GatheredAlone::neither;
-  Partition part = plan_partition(m, n, k, Kernel::mr, Kernel::nr, threads, gathered);
+  Partition part =
+      plan_partition(m, n, k, Kernel::mr, Kernel::nr, threads, gathered, /*packs_neither=*/policy.stationary_a);
   if (tri != Triangle::none) part.split_n = true, part.unit = Kernel::nr, part.grid_m = part.grid_n = 1;
-  // The tile-stationary walk packs neither operand, so its split can follow balance alone: rows
-  // split into fewer than four tiles a part (res4_1x1_1024_256: 256 channels, 2 + 2 tiles of 64)
-  // leave the load balancer no border to move when one core runs slower, so such a walk splits
-  // its columns (pixels, 6 apart) instead. 2 threads, in-process against the row split, ten
-  // runs each beside an A/A run: median 1.10x (0.97-1.18x) against the A/A's 1.02x (0.89-1.14x);
-  // with eight tiles a part (res4_1x1_256_1024) the rows stay: the column split read 0.92-0.99x
-  // there, each core then reading the whole 1 MB filter.
-  if (policy.stationary_a && part.parts > 1 && !part.split_n && !part.grid() &&
-      m < int64_t(4) * Kernel::mr * part.parts && n >= int64_t(4) * Kernel::nr * part.parts)
-    part.split_n = true, part.unit = Kernel::nr;
   const BlockSizes blocks = streaming_blocks<Kernel>(m, n, k, bs, policy, part.parts, is_prepacked<BOp>);
   // One part's rectangle of C: the mainloop, or the one-block path where the caller allows it
   // (plain matrices, no forced policy) and the rectangle is one block (the same bits either way).
