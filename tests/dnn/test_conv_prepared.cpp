@@ -225,7 +225,7 @@ TEST(ConvPrepared, FewPixelsAgainstTheReference) {
 // ISA (alpha 0.75, beta 0.5); prepared bitwise equal to unprepared, and 2 threads to 1. Then
 // two groups of 100 input and 80 output channels (each group's pixels every 200 values). Then
 // more channels than pixels in under four tiles a thread (200 channels, 99 pixels): on 2 threads
-// the walk splits the pixels, not the channels (tile::gemm_operands), borders on whole panels.
+// the walk splits the pixels, not the channels (tile::plan_partition), borders on whole panels.
 void expect_pointwise_walk(const Spec& s) {
   const Descs d = make_descs(s, Layout::nhwc, FilterLayout::krsc);
   const auto x = random_floats(d.x.span(), 1), w = random_floats(d.w.element_count(), 2);
