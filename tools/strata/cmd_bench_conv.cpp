@@ -244,8 +244,7 @@ int run_conv_bench(const ConvBenchOptions& o) {
         if (other) {
           y_other.resize(y.size());
           void* yo = bf16_data ? static_cast<void*>(yb_other.data()) : y_other.data();
-          const std::size_t x_bytes = bf16_data ? xb.size() * sizeof(bf16) : x.size() * sizeof(float);
-          other->prepare(h, x_desc, xp, x_bytes, w_desc, wp, conv, y_desc, yo, algo, prepared);
+          other->prepare(h, x_desc, xp, w_desc, wp, conv, y_desc, yo, algo, prepared);
           other->run();
           if (bf16_data) widen(yb_other, y_other);
           check_against(y_other, "this build vs the other");

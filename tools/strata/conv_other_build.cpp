@@ -58,10 +58,11 @@ std::unique_ptr<OtherBuildConv> OtherBuildConv::load(const std::string& path, st
   return b;
 }
 
-void OtherBuildConv::prepare(const dnn::Handle& h, const dnn::TensorDesc& x_desc, const void* x, std::size_t x_bytes,
+void OtherBuildConv::prepare(const dnn::Handle& h, const dnn::TensorDesc& x_desc, const void* x,
                              const dnn::FilterDesc& w_desc, const void* w, const dnn::ConvDesc& conv,
                              const dnn::TensorDesc& y_desc, void* y, dnn::ConvAlgo algo, bool prepared) {
   h_ = &h, x_desc_ = &x_desc, w_desc_ = &w_desc, conv_ = &conv, y_desc_ = &y_desc;
+  const std::size_t x_bytes = std::size_t(x_desc.span()) * dtype_size(x_desc.dtype());
   x_ = make_aligned<std::byte>(x_bytes);
   std::memcpy(x_.get(), x, x_bytes);
   w_ = w, y_ = y, algo_ = algo, prepared_ = prepared;

@@ -22,11 +22,11 @@ class OtherBuildConv {
 
   // The problem with this program's descriptors and handle (the layouts both builds share);
   // prepared: the filter prepared once by the other build, as the timed build does. The data
-  // are of the descriptors' type. x (x_bytes) is copied: each build reads its own input, as
-  // oneDNN does (its reordered copy), so that neither finds x cached by the other.
-  void prepare(const dnn::Handle& h, const dnn::TensorDesc& x_desc, const void* x, std::size_t x_bytes,
-               const dnn::FilterDesc& w_desc, const void* w, const dnn::ConvDesc& conv, const dnn::TensorDesc& y_desc,
-               void* y, dnn::ConvAlgo algo, bool prepared);
+  // are of the descriptors' type. x (x_desc's span) is copied: each build reads its own input,
+  // as oneDNN does (its reordered copy), so that neither finds x cached by the other.
+  void prepare(const dnn::Handle& h, const dnn::TensorDesc& x_desc, const void* x, const dnn::FilterDesc& w_desc,
+               const void* w, const dnn::ConvDesc& conv, const dnn::TensorDesc& y_desc, void* y, dnn::ConvAlgo algo,
+               bool prepared);
   void run();  // one forward call into y
   std::string name() const { return name_; }
 

@@ -366,14 +366,23 @@ struct MicroKernel {
       ahead->resume(fetch);
       return store(acc, c, ldc, alpha, beta);
     }
-    // Packed panels (the common case) get a loop with compile-time strides: every load is a
-    // constant displacement from two pointers, with no stride registers to keep alive.
-    // B read in place (NN/TN: contiguous columns) is addressed as StridedColumns.
-    if (a_ps == mr && b_ps == NR && b_js == 1) accumulate<mr, NR, 1>(kc, a, mr, b, NR, 1, acc);
-    else if (a_ps == mr && b_ps == 1) accumulate<mr, 1, 0, true>(kc, a, mr, b, 1, b_js, acc);
-    else if (b_ps == 1) accumulate<0, 1, 0, true>(kc, a, a_ps, b, 1, b_js, acc);
-    else accumulate<0, 0, 0, true>(kc, a, a_ps, b, b_ps, b_js, acc);
+    with_strides(a_ps, b_ps, b_js, [&]<int APS, int BPS, int BJS, bool StridedB>() __attribute__((always_inline)) {
+      accumulate<APS, BPS, BJS, StridedB>(kc, a, a_ps, b, b_ps, b_js, acc);
+    });
     store(acc, c, ldc, alpha, beta);
+  }
+
+  // body.template operator()<APS, BPS, BJS, StridedB>() with the strides accumulate takes as
+  // constants for these run-time ones. Packed panels (the common case) get a loop with
+  // compile-time strides: every load is a constant displacement from two pointers, with no
+  // stride registers to keep alive. B read in place (NN/TN: contiguous columns) is addressed
+  // as StridedColumns.
+  template <class Body>
+  [[gnu::always_inline]] static void with_strides(int64_t a_ps, int64_t b_ps, int64_t b_js, Body&& body) {
+    if (a_ps == mr && b_ps == NR && b_js == 1) body.template operator()<mr, NR, 1, false>();
+    else if (a_ps == mr && b_ps == 1) body.template operator()<mr, 1, 0, true>();
+    else if (b_ps == 1) body.template operator()<0, 1, 0, true>();
+    else body.template operator()<0, 0, 0, true>();
   }
 
   // `panels` full tiles side by side over one A slice: panel q's B from b + q * NR * b_js into
@@ -383,18 +392,14 @@ struct MicroKernel {
   [[gnu::noinline]] static void run_row(int64_t panels, int64_t kc, const T* __restrict a, int64_t a_ps,
                                         const T* __restrict b, int64_t b_ps, int64_t b_js, T* __restrict c,
                                         int64_t ldc, T alpha, T beta) {
-    auto row = [&]<int APS, int BPS, int BJS, bool StridedB>() __attribute__((always_inline)) {
+    with_strides(a_ps, b_ps, b_js, [&]<int APS, int BPS, int BJS, bool StridedB>() __attribute__((always_inline)) {
       for (int64_t q = 0; q < panels; ++q, b += NR * b_js, c += NR * ldc) {
         V acc[NR][NV];
         start(acc, c, ldc, false);
         accumulate<APS, BPS, BJS, StridedB>(kc, a, a_ps, b, b_ps, b_js, acc);
         store(acc, c, ldc, alpha, beta);
       }
-    };
-    if (a_ps == mr && b_ps == NR && b_js == 1) row.template operator()<mr, NR, 1, false>();
-    else if (a_ps == mr && b_ps == 1) row.template operator()<mr, 1, 0, true>();
-    else if (b_ps == 1) row.template operator()<0, 1, 0, true>();
-    else row.template operator()<0, 0, 0, true>();
+    });
   }
 
   // `tiles` full tiles down one column panel: tile t from the A panel at a + t * a_panel
