@@ -367,6 +367,39 @@ TEST(GemmEngine, ColumnPanelsSplitARemainderOfAThird) {
     }
 }
 
+// Twelve columns a multiple of 4 KB apart share one L1 set: more lines than an 8-way 32 KB L1
+// set holds (Zen 4), as many as a 12-way 48 KB one does; strides off 4 KB spread over sets.
+TEST(GemmEngine, InPlaceColumnsOverflowAnL1SetOnPageStrides) {
+  constexpr int64_t kb = 1024;
+  EXPECT_TRUE(tile::columns_overflow_l1_set(4 * kb, 12, 32 * kb, 8, 64));   // lda 1024 floats
+  EXPECT_TRUE(tile::columns_overflow_l1_set(8 * kb, 12, 32 * kb, 8, 64));   // 2048 channels
+  EXPECT_FALSE(tile::columns_overflow_l1_set(2 * kb, 12, 32 * kb, 8, 64));  // two sets, 6 each
+  EXPECT_FALSE(tile::columns_overflow_l1_set(6000, 12, 32 * kb, 8, 64));    // 1500 floats
+  EXPECT_FALSE(tile::columns_overflow_l1_set(4 * kb, 8, 32 * kb, 8, 64));   // 8 columns: 8 ways
+  EXPECT_FALSE(tile::columns_overflow_l1_set(8 * kb, 12, 48 * kb, 12, 64)); // 12 ways
+  EXPECT_TRUE(tile::columns_overflow_l1_set(8 * kb, 16, 48 * kb, 12, 64));
+}
+
+// Above 4 MR rows the engine packs B exactly where this machine's L1 cannot hold the kernel's
+// NR in-place columns (ldb 1024 floats: 4 KB apart), and reads B in place otherwise (ldb
+// 1000): one A block of rows, contiguous columns. The trace names the kernel's tile and B's way.
+TEST(GemmEngine, BIsPackedWhereItsColumnsOverflowAnL1Set) {
+  Handle h;
+  h.set_num_threads(1);
+  const std::string probe = test::sgemm_trace(h, Op::N, 300, 300, 1000);
+  const auto end = probe.find('\'', probe.find("kernel='") + 8);  // kernel='avx512 f32 32x12'
+  const std::string tile_shape = probe.substr(probe.rfind(' ', end) + 1, end - probe.rfind(' ', end) - 1);
+  const index_t mr = std::stoll(tile_shape), nr = std::stoll(tile_shape.substr(tile_shape.find('x') + 1));
+  for (index_t k : {1000, 1024}) {
+    const std::string t = test::sgemm_trace(h, Op::N, 8 * mr, 256, k);
+    const bool packed = !tile::in_place_columns_fit_l1(k * index_t(sizeof(float)), nr);
+    EXPECT_NE(t.find(packed ? "B=packed" : "B=in-place"), std::string::npos) << t;
+    if (k == 1000) {
+      EXPECT_NE(t.find("B=in-place"), std::string::npos) << t;
+    }
+  }
+}
+
 // The tile-stationary walk's fetch of the next A slice is split among the column panels by
 // width (16 columns of a packed B as 12 + 4 take three quarters and one), panels that do not fetch
 // take none, and the shares cover the slice back to back.

@@ -34,7 +34,7 @@ nlohmann::json collect() {
       {"version", version_string()},
       {"cpu", {{"vendor", f.vendor}, {"brand", f.brand}, {"family", f.family}, {"model", f.model},
                {"flags", cpu_flag_list(f)}, {"logical_cpus", f.logical_cpus}, {"affinity_cpus", f.affinity_cpus},
-               {"l1d_bytes", f.l1d_bytes}, {"l2_bytes", f.l2_bytes}, {"l3_bytes", f.l3_bytes}}},
+               {"l1d_bytes", f.l1d_bytes}, {"l1d_ways", f.l1d_ways}, {"l2_bytes", f.l2_bytes}, {"l3_bytes", f.l3_bytes}}},
       {"isa", {{"active", isa_name(isa)}, {"best", isa_name(best_isa())}}},
       {"threads", threads},
       {"peak", {{"method", "clock from 100-deep dependent register adds, checked against dependent multiplies "
@@ -68,7 +68,9 @@ void print_text(const nlohmann::json& j) {
   std::printf("CPU       %s (family %d, model %d)\n", c["brand"].get<std::string>().c_str(),
               c["family"].get<int>(), c["model"].get<int>());
   std::printf("flags     %s\n", c["flags"].get<std::string>().c_str());
-  std::printf("caches    L1d %s, L2 %s per core; L3 %s\n", human_bytes(c["l1d_bytes"]).c_str(),
+  const int ways = c["l1d_ways"].get<int>();
+  const std::string l1_ways = ways ? " " + std::to_string(ways) + "-way" : "";
+  std::printf("caches    L1d %s%s, L2 %s per core; L3 %s\n", human_bytes(c["l1d_bytes"]).c_str(), l1_ways.c_str(),
               human_bytes(c["l2_bytes"]).c_str(), human_bytes(c["l3_bytes"]).c_str());
   std::printf("cores     %d online, %d in this process's affinity mask\n", c["logical_cpus"].get<int>(),
               c["affinity_cpus"].get<int>());

@@ -22,6 +22,7 @@ struct CpuFeatures {
   // Caches in bytes (per core for L1/L2; shared for L3) and core counts.
   std::size_t l1d_bytes = 0, l2_bytes = 0, l3_bytes = 0;
   std::size_t cache_line = 64;
+  std::size_t l1d_ways = 0;  // L1d associativity (0 if unknown)
   int logical_cpus = 0;  // online CPUs in the system
   int affinity_cpus = 0; // CPUs this process may run on (sched_getaffinity)
 };

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "strata/core/cpu.hpp"
 #include "strata/tile/isa_namespace.hpp"
 
 STRATA_TILE_NS_BEGIN
@@ -69,6 +70,27 @@ inline int64_t balanced_panel_width(int64_t n, int64_t nr, int64_t j0) {
   const int64_t left = n - j0;
   if (nr % 3 == 0 && left == nr + nr / 3) return left / 2;
   return std::min(nr, left);
+}
+
+// Whether nr columns `col_bytes` apart put more lines into one L1 set than the set has ways
+// (an L1 of `l1_bytes`, `ways`-way, `line`-byte lines): the lines a k step reads of them then
+// evict each other before the next steps use them, and each step's B values come from L2.
+// Column strides of a multiple of 4 KB (lda 1024 or 2048 floats; a channels-last image of
+// 1024 or 2048 channels) put all twelve columns of a 12-wide panel into one set: more than the
+// 8 ways of Zen 4's 32 KB L1, within the 12 of a 48 KB one.
+inline bool columns_overflow_l1_set(int64_t col_bytes, int64_t nr, int64_t l1_bytes, int64_t ways, int64_t line) {
+  const int64_t sets = std::max<int64_t>(1, l1_bytes / (line * ways));
+  int64_t same = 0;  // columns in the first column's set
+  for (int64_t j = 0; j < nr; ++j) same += (j * col_bytes / line) % sets == 0;
+  return same > ways;
+}
+
+// Whether this machine's L1 holds the lines of NR columns `col_bytes` apart read in place
+// (columns_overflow_l1_set; an L1 of unknown associativity counted as 8-way).
+inline bool in_place_columns_fit_l1(int64_t col_bytes, int64_t nr) {
+  const CpuFeatures& f = cpu_features();
+  const int64_t ways = f.l1d_ways ? int64_t(f.l1d_ways) : 8;
+  return !columns_overflow_l1_set(col_bytes, nr, int64_t(f.l1d_bytes), ways, int64_t(f.cache_line));
 }
 
 // The KC x NC block of B takes a quarter of L3 (shared), or 4 MiB when L3 is unknown.

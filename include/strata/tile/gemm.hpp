@@ -94,6 +94,11 @@ inline int64_t streamed_b_blocks() {
 //   cores, whose L3 feeds a streamed B's lines more slowly, one block: on an Emerald Rapids
 //   VM, in-process against four, f32 NN 1024^3 1.15x, 2048^3 1.20x, TN 1024^3 1.12x, while
 //   256^3-512^3 (one block either way) lost 4-6% when packed (streamed_b_blocks).
+//   Nor above 4 MR rows where B's columns overflow an L1 set (in_place_columns_fit_l1): on
+//   Zen 4 (32 KB, 8-way L1), in-process against streaming, 1 thread, f32 NN and TN 1024^3
+//   1.04x, 2048^3 1.05x, 512 x 1024 x 1024 1.04-1.05x, 256 x 1024 x 1024 1.01-1.04x, but
+//   128 x 2048 x 2048 0.94-0.95x (few rows to share the pack); 1x1 convolutions on 1024 and
+//   2048 channels (prepared filter as A) 1.03-1.10x; strides off 4 KB (1500^3) unchanged.
 // * A is streamed (unit row stride only) when one column panel uses it (N <= NR) or when it is
 //   that small and its columns lie close together, or when few rows and columns meet a long
 //   depth: A's packing, m x k values, then serves only N / NR column panels (up to 4 MR rows and
@@ -109,7 +114,9 @@ PackPolicy choose_pack_policy(const GemmArgs<T, TA, TB>& g, const BlockSizes& bs
   PackPolicy p;
   const bool small_b = g.k * g.n * int64_t(sizeof(T)) <= l1_floor_bytes;
   const bool small_a = g.m * g.k * int64_t(sizeof(T)) <= l1_floor_bytes && g.a.cs <= 2 * g.m + 16;
-  const bool few_a_blocks_read_b = g.b.rs == 1 && g.m <= streamed_b_blocks() * a_block_rows<Kernel>(g.k, bs);
+  const bool b_fits_l1 = g.m <= 4 * Kernel::mr || in_place_columns_fit_l1(g.b.cs * int64_t(sizeof(TB)), Kernel::nr);
+  const bool few_a_blocks_read_b =
+      g.b.rs == 1 && g.m <= streamed_b_blocks() * a_block_rows<Kernel>(g.k, bs) && b_fits_l1;
   p.pack_b = g.m > 2 * Kernel::mr && !small_b && !few_a_blocks_read_b;
   const bool few_rows_and_columns = g.m <= 4 * Kernel::mr && g.n <= 8 * Kernel::nr && g.a.cs <= 2 * g.m + 16;
   p.pack_a = !((g.n <= Kernel::nr || small_a || few_rows_and_columns) && g.a.rs == 1);
@@ -278,6 +285,7 @@ void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, co
     *route = {GemmRoute::Path::tiled, part.parts, ran_one_block.load(std::memory_order_relaxed), blocks.mc, blocks.kc,
               blocks.nc};
     if (balanced) route->split_n = part.split_n, route->second_part_at = borders[1];
+    route->b_in_place = Loop::b_in_place_ok && !is_prepacked<BOp> && !policy.pack_b;
   }
 }
 

@@ -42,6 +42,7 @@ struct GemmRoute {
   // Strips sized by the threads' speeds (gemm_operands): along columns or rows, part 1's first.
   bool split_n = true;
   int64_t second_part_at = 0;  // 0: equal parts, or one
+  bool b_in_place = false;      // the tiled path read op(B) in place (else packed, or prepacked)
 };
 
 // Rows [lo, hi) of column j of an m-row C that `t` leaves (all of them for none; m == n otherwise).
