@@ -11,6 +11,8 @@
 #include <set>
 
 #include "conv_test_util.hpp"
+#include "strata/tile/blocking.hpp"
+#include "support/gemm_trace.hpp"
 
 namespace strata::dnn::test {
 namespace {
@@ -246,6 +248,25 @@ TEST(ConvAlgorithms, ImplicitGemmReadsFewChannelInputRowsInPlace) {
           expect_implicit_gemm_matches_reference(h, d, s.name + (layout == Layout::nhwc ? " nhwc" : " nchw") +
                                                            x_name + " threads=" + std::to_string(threads));
         }
+}
+
+// A channels-last 3x3 layer whose tile pixels lie 4 KB apart (512 channels at stride 2:
+// res5_3x3_s2) is gathered where a tile's columns overflow one L1 set (Zen 4's 8-way L1 with
+// AVX-512's 12-pixel tiles), and read from its rows in place where they fit (6-pixel tiles,
+// a 12-way L1); 500 channels (4000 bytes apart) always from its rows. Against the reference.
+TEST(ConvAlgorithms, ImplicitGemmGathersPixelsThatOverflowAnL1Set) {
+  for (int64_t c : {512, 500}) {
+    const Spec s{"s2_" + std::to_string(c), 1, c, 24, 1, {8, 8}, {3, 3}, {1, 1}, {2, 2}, {1, 1}};
+    Handle h;
+    const Descs d = make_descs(s, Layout::nhwc, FilterLayout::krsc);
+    const int64_t nr = strata::test::sgemm_tile(blas::Handle{}).nr;  // the pixels of a tile
+    const bool fits = tile::in_place_columns_fit_l1(2 * c * int64_t(sizeof(float)), nr);
+    EXPECT_EQ(reads_rows_in_place(h, d), fits) << s.name << ": " << implicit_gemm_reason(h, d);
+    if (c == 500) {
+      EXPECT_TRUE(fits);
+    }
+    expect_implicit_gemm_matches_reference(h, d, s.name);
+  }
 }
 
 // Channels-last layers with many channels and filters wider than 1x1 (ResNet's 3x3 layers)

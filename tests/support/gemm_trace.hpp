@@ -22,4 +22,17 @@ inline std::string sgemm_trace(const blas::Handle& h, blas::Op ta, blas::index_t
   return testing::internal::GetCapturedStderr();
 }
 
+// The f32 kernel's register tile (MR x NR) on h's ISA, read off the trace's kernel name
+// (kernel='avx512 f32 32x12').
+struct TileShape {
+  blas::index_t mr, nr;
+};
+inline TileShape sgemm_tile(const blas::Handle& h) {
+  const std::string t = sgemm_trace(h, blas::Op::N, 300, 300, 1000);
+  const auto end = t.find('\'', t.find("kernel='") + 8);
+  const auto from = t.rfind(' ', end) + 1;
+  const std::string shape = t.substr(from, end - from);
+  return {std::stoll(shape), std::stoll(shape.substr(shape.find('x') + 1))};
+}
+
 }  // namespace strata::test

@@ -386,10 +386,7 @@ TEST(GemmEngine, InPlaceColumnsOverflowAnL1SetOnPageStrides) {
 TEST(GemmEngine, BIsPackedWhereItsColumnsOverflowAnL1Set) {
   Handle h;
   h.set_num_threads(1);
-  const std::string probe = test::sgemm_trace(h, Op::N, 300, 300, 1000);
-  const auto end = probe.find('\'', probe.find("kernel='") + 8);  // kernel='avx512 f32 32x12'
-  const std::string tile_shape = probe.substr(probe.rfind(' ', end) + 1, end - probe.rfind(' ', end) - 1);
-  const index_t mr = std::stoll(tile_shape), nr = std::stoll(tile_shape.substr(tile_shape.find('x') + 1));
+  const auto [mr, nr] = test::sgemm_tile(h);
   for (index_t k : {1000, 1024}) {
     const std::string t = test::sgemm_trace(h, Op::N, 8 * mr, 256, k);
     const bool packed = !tile::in_place_columns_fit_l1(k * index_t(sizeof(float)), nr);

@@ -20,6 +20,12 @@ const ImplicitGemmIsa& isa_entry(Isa isa) {
   return *t.select(isa);
 }
 
+}  // namespace
+
+int64_t implicit_gemm_tile_columns(Isa isa) { return isa_entry(isa).tile_columns; }
+
+namespace {
+
 class ImplicitGemmAlgorithm final : public ConvAlgorithm {
  public:
   ConvAlgo id() const override { return ConvAlgo::implicit_gemm; }

@@ -35,6 +35,7 @@
 #include "transpose_blocks.hpp"
 #include "strata/core/cpu.hpp"
 #include "strata/core/thread_pool.hpp"
+#include "strata/tile/blocking.hpp"
 #include "strata/tile/conv_operand.hpp"
 #include "strata/tile/epilogue_none.hpp"
 #include "strata/tile/microkernel.hpp"
@@ -48,6 +49,10 @@ inline bool implicit_gemm_channels_last(const ConvProblem& p) { return p.y_nhwc(
 inline bool implicit_gemm_pixels_first(const ConvProblem& p) { return pixel_planes(p.out, p.ys); }
 
 inline constexpr int64_t kMaxBandRows = 16;  // filter rows the band path takes (rows kept per thread)
+
+// Pixels per tile of the f32 kernel `isa` runs (tile::KernelF32's NR: AVX-512 12, AVX2 6);
+// defined with the ISA table (algo_implicit_gemm.cpp).
+int64_t implicit_gemm_tile_columns(Isa isa);
 
 // L2 per core (256 KiB where the CPU does not say).
 inline int64_t band_l2_bytes() {
@@ -103,7 +108,8 @@ inline bool band_panels_outer(const ConvProblem& p) {
 // filter small enough to stay in L2 while every pixel tile of a row reads all of it, or long
 // runs from channels-last input or into pixels-first output (the gather copies each input
 // value about R S / stride^2 times; the band reads it in place).
-// Depends on the problem only, so the choice is the same for any thread count or preparation.
+// Depends on the problem (and the machine's caches) only, so the choice is the same for any
+// thread count or preparation.
 inline bool band_serves(const ConvProblem& p) {
   if (p.op != ConvOp::forward || !(implicit_gemm_channels_last(p) || implicit_gemm_pixels_first(p)) ||
       p.in[0] != 1 || p.filter[0] != 1 || p.dilation[2] != 1 || p.filter[1] > kMaxBandRows)
@@ -112,6 +118,15 @@ inline bool band_serves(const ConvProblem& p) {
   // band would read (strided 1x1 layers in place: 0.90-1.05x of the gather).
   if (p.filter_spatial() == 1) return false;
   if (p.filter[2] * p.cg() <= 64 && band_filter_bytes(p) <= band_l2_bytes() / 4) return true;
+  // A tile's pixels, `stride` pixels apart in x (or in its channels-last copy), read in place:
+  // where their columns overflow an L1 set (tile::in_place_columns_fit_l1), each k step's
+  // values come from L2, and the gather, which packs them, runs faster. res5_3x3_s2 (512
+  // channels at stride 2: 4 KB apart) on Zen 4's 8-way L1 with AVX-512's 12-pixel tiles,
+  // in-process: 1.04x on 1 thread, 1.05x on 2; AVX2's 6-pixel tiles fit (the band 1.06x there).
+  const int64_t pixel_floats = p.xs[1] == 1 ? p.xs[4] : p.c;
+  if (!tile::in_place_columns_fit_l1(p.stride[2] * pixel_floats * int64_t(sizeof(float)),
+                                     implicit_gemm_tile_columns(p.isa)))
+    return false;
   // Long runs (run_band_padded): from channels-last input, or into pixels-first output (NCHW
   // images then go through a channels-last copy, as for the gather).
   return p.xs[1] == 1 || implicit_gemm_pixels_first(p);

@@ -499,11 +499,13 @@ struct ImplicitGemmIsa {
   void (*forward)(const ConvProblem&, const ConvArgs&);
   std::size_t (*prepared_floats)(const ConvProblem&);
   void (*prepare)(const ConvProblem&, const float* w, float* out);
+  int64_t tile_columns;  // Kernel::nr (implicit_gemm_tile_columns)
 };
 
 template <class Kernel, class Tall>
 constexpr ImplicitGemmIsa implicit_gemm_isa() {
-  return {run_implicit_gemm<Kernel, Tall>, prepared_filter_floats<Kernel, Tall>, prepare_filter<Kernel, Tall>};
+  return {run_implicit_gemm<Kernel, Tall>, prepared_filter_floats<Kernel, Tall>, prepare_filter<Kernel, Tall>,
+          Kernel::nr};
 }
 
 // One entry per ISA (implicit_gemm_<isa>.cpp).
