@@ -261,6 +261,14 @@ TEST(ConvPrepared, PointwiseLayersWalkedTileStationary) {
   expect_pointwise_walk({"1x1_pixels_split", 1, 300, 200, 1, {9, 11}, {1, 1}, {0, 0}, {1, 1}, {1, 1}});
 }
 
+// 1024 input channels put the pixels 4 KB apart: where a tile's columns overflow an L1 set
+// (Zen 4) and the 655 KB filter outgrows half of L2, the prepared filter meets pixels the policy
+// packs, and 2 threads split the 100 pixels (tile::PartPacks::b_only); elsewhere the walks
+// above. The same checks: reference, prepared = unprepared, 2 threads = 1, bitwise.
+TEST(ConvPrepared, PointwiseLayerOverPackedPixels) {
+  expect_pointwise_walk({"1x1_packed_pixels", 1, 1024, 160, 1, {10, 10}, {1, 1}, {0, 0}, {1, 1}, {1, 1}});
+}
+
 TEST(ConvPrepared, OnePreparationServesOtherBatchAndImageSizes) {
   Handle h;
   const Spec small{"prep", 1, 16, 16, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};

@@ -686,14 +686,30 @@ TEST(GemmEngine, NaNAndInfPropagate) {
 // would give a part fewer than four tiles (res4_1x1_1024_256 on 64x6: 2 + 2 tiles), else keeps
 // the longer side; other walks keep the longer side. Its bits: ConvPrepared's pointwise walks.
 TEST(GemmEngine, WalkPackingNeitherOperandSplitsColumnsForFewRowTiles) {
-  using tile::GatheredAlone;
-  const tile::Partition few = tile::plan_partition(256, 196, 1024, 64, 6, 2, GatheredAlone::neither, true);
+  using tile::GatheredAlone, tile::PartPacks;
+  constexpr auto none = GatheredAlone::neither;
+  const tile::Partition few = tile::plan_partition(256, 196, 1024, 64, 6, 2, none, PartPacks::neither);
   EXPECT_TRUE(few.split_n);
   EXPECT_EQ(few.unit, 6);
   EXPECT_EQ(few.parts, 2);
-  EXPECT_FALSE(tile::plan_partition(256, 196, 1024, 64, 6, 2).split_n);           // packing walks: rows
-  EXPECT_FALSE(tile::plan_partition(1024, 196, 256, 64, 6, 2, GatheredAlone::neither, true).split_n);  // 8 a part
-  EXPECT_FALSE(tile::plan_partition(256, 40, 1024, 64, 6, 2, GatheredAlone::neither, true).split_n);  // few pixels
+  EXPECT_FALSE(tile::plan_partition(256, 196, 1024, 64, 6, 2).split_n);                         // packing walks: rows
+  EXPECT_FALSE(tile::plan_partition(1024, 196, 256, 64, 6, 2, none, PartPacks::neither).split_n);  // 8 a part
+  EXPECT_FALSE(tile::plan_partition(256, 40, 1024, 64, 6, 2, none, PartPacks::neither).split_n);   // few pixels
+}
+
+// A prepacked A against a B the policy packs (a prepared filter over an image whose channel
+// runs overflow an L1 set) splits the columns, so that no part packs B's other columns, once
+// they give each part four tiles; with fewer (res5's 49 pixels on 12-wide tiles) the rows.
+TEST(GemmEngine, PrepackedAOverPackedBSplitsColumns) {
+  using tile::GatheredAlone, tile::PartPacks;
+  constexpr auto none = GatheredAlone::neither;
+  const tile::Partition cols = tile::plan_partition(512, 196, 1024, 32, 12, 2, none, PartPacks::b_only);
+  EXPECT_TRUE(cols.split_n);
+  EXPECT_EQ(cols.unit, 12);
+  EXPECT_EQ(cols.parts, 2);
+  EXPECT_FALSE(tile::plan_partition(512, 196, 1024, 32, 12, 2).split_n);                        // both packed: rows
+  EXPECT_FALSE(tile::plan_partition(512, 49, 2048, 32, 12, 2, none, PartPacks::b_only).split_n);  // 4 tiles in all
+  EXPECT_FALSE(tile::plan_partition(512, 196, 1024, 32, 12, 1, none, PartPacks::b_only).split_n);  // one part
 }
 
 TEST(GemmEngine, BitwiseIdenticalForAnyThreadCount) {

@@ -221,8 +221,10 @@ void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, co
   const GatheredAlone gathered = is_prepacked<AOp> && !Loop::b_in_place_ok   ? GatheredAlone::b
                                  : is_prepacked<BOp> && !Loop::a_in_place_ok ? GatheredAlone::a
                                                                              : GatheredAlone::neither;
-  Partition part =
-      plan_partition(m, n, k, Kernel::mr, Kernel::nr, threads, gathered, /*packs_neither=*/policy.stationary_a);
+  const PartPacks packs = policy.stationary_a                                           ? PartPacks::neither
+                          : is_prepacked<AOp> && Loop::b_in_place_ok && policy.pack_b ? PartPacks::b_only
+                                                                                      : PartPacks::both;
+  Partition part = plan_partition(m, n, k, Kernel::mr, Kernel::nr, threads, gathered, packs);
   if (tri != Triangle::none) part.split_n = true, part.unit = Kernel::nr, part.grid_m = part.grid_n = 1;
   const BlockSizes blocks = streaming_blocks<Kernel>(m, n, k, bs, policy, part.parts, is_prepacked<BOp>);
   // One part's rectangle of C: the mainloop, or the one-block path where the caller allows it

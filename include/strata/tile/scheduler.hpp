@@ -90,10 +90,15 @@ enum class GatheredAlone { neither, a, b };
 
 inline constexpr double min_part_flops = 0.25e6;
 
-// packs_neither: the walk packs neither operand (the tile-stationary walk of a prepacked A over
-// a B read in place), so its split can follow balance alone (the last rule below).
+// What each part copies of its operands besides the split itself: by default A's rows and B's
+// columns it covers (so splitting across an operand makes every part pack all of it); neither
+// (the tile-stationary walk of a prepacked A over a B read in place), so that its split can
+// follow balance alone; or B alone (a prepacked A against a B the policy packs), so that a
+// split of the columns copies nothing twice (the last two rules below).
+enum class PartPacks { both, neither, b_only };
+
 inline Partition plan_partition(int64_t m, int64_t n, int64_t k, int mr, int nr, int threads,
-                                GatheredAlone gathered = GatheredAlone::neither, bool packs_neither = false) {
+                                GatheredAlone gathered = GatheredAlone::neither, PartPacks packs = PartPacks::both) {
   Partition p;
   const double flops = 2.0 * double(m) * double(n) * double(k);
   const int useful = int(std::clamp(flops / min_part_flops, 1.0, double(threads)));
@@ -127,8 +132,16 @@ inline Partition plan_partition(int64_t m, int64_t n, int64_t k, int mr, int nr,
   // the row split, ten runs each beside an A/A run: median 1.10x (0.97-1.18x) against the A/A's
   // 1.02x (0.89-1.14x); with eight tiles a part (res4_1x1_256_1024) the rows stay: the column
   // split read 0.92-0.99x there, each core then reading the whole 1 MB filter.
-  if (packs_neither && p.parts > 1 && !p.split_n && !p.grid() && m < int64_t(4) * mr * p.parts &&
+  if (packs == PartPacks::neither && p.parts > 1 && !p.split_n && !p.grid() && m < int64_t(4) * mr * p.parts &&
       n >= int64_t(4) * nr * p.parts)
+    p.split_n = true, p.unit = nr;
+  // A prepacked A (a prepared filter) split by rows leaves every part packing all of B; split
+  // by columns, each packs its own columns and only reads all of A, which the walk fetches
+  // ahead while it computes. The 1x1 layers whose 1024 input channels put B's columns 4 KB
+  // apart (packed: in_place_columns_fit_l1) on 2 threads of Zen 4, in-process against the row
+  // split, four runs: res4_1x1_1024_256 1.06-1.37x, res5_1x1_1024_512 1.06-1.13x; the other
+  // layers within the spread (0.95-1.06x), 1 thread unchanged (one part).
+  if (packs == PartPacks::b_only && p.parts > 1 && !p.split_n && !p.grid() && n >= int64_t(4) * nr * p.parts)
     p.split_n = true, p.unit = nr;
   return p;
 }
