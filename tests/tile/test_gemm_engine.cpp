@@ -682,34 +682,39 @@ TEST(GemmEngine, NaNAndInfPropagate) {
   EXPECT_TRUE(std::isinf(C[3 + m]));      // row 3 sees Inf in column 1
 }
 
+// Whether plan_partition splits an m x n x k product on `threads` threads by columns (in
+// panels of nr, one part each thread) for what its parts pack; false for a row split.
+namespace {
+bool splits_columns(int64_t m, int64_t n, int64_t k, int mr, int nr, int threads, tile::PartPacks packs) {
+  const tile::Partition p = tile::plan_partition(m, n, k, mr, nr, threads, tile::GatheredAlone::neither, packs);
+  if (p.split_n) {
+    EXPECT_EQ(p.unit, nr);
+    EXPECT_EQ(p.parts, threads);
+  }
+  return p.split_n;
+}
+}  // namespace
+
 // A walk that packs neither operand (the tile-stationary walk) splits its columns where its rows
 // would give a part fewer than four tiles (res4_1x1_1024_256 on 64x6: 2 + 2 tiles), else keeps
 // the longer side; other walks keep the longer side. Its bits: ConvPrepared's pointwise walks.
 TEST(GemmEngine, WalkPackingNeitherOperandSplitsColumnsForFewRowTiles) {
-  using tile::GatheredAlone, tile::PartPacks;
-  constexpr auto none = GatheredAlone::neither;
-  const tile::Partition few = tile::plan_partition(256, 196, 1024, 64, 6, 2, none, PartPacks::neither);
-  EXPECT_TRUE(few.split_n);
-  EXPECT_EQ(few.unit, 6);
-  EXPECT_EQ(few.parts, 2);
-  EXPECT_FALSE(tile::plan_partition(256, 196, 1024, 64, 6, 2).split_n);                         // packing walks: rows
-  EXPECT_FALSE(tile::plan_partition(1024, 196, 256, 64, 6, 2, none, PartPacks::neither).split_n);  // 8 a part
-  EXPECT_FALSE(tile::plan_partition(256, 40, 1024, 64, 6, 2, none, PartPacks::neither).split_n);   // few pixels
+  using tile::PartPacks;
+  EXPECT_TRUE(splits_columns(256, 196, 1024, 64, 6, 2, PartPacks::neither));
+  EXPECT_FALSE(splits_columns(256, 196, 1024, 64, 6, 2, PartPacks::both));     // packing walks: rows
+  EXPECT_FALSE(splits_columns(1024, 196, 256, 64, 6, 2, PartPacks::neither));  // 8 a part
+  EXPECT_FALSE(splits_columns(256, 40, 1024, 64, 6, 2, PartPacks::neither));   // few pixels
 }
 
 // A prepacked A against a B the policy packs (a prepared filter over an image whose channel
 // runs overflow an L1 set) splits the columns, so that no part packs B's other columns, once
 // they give each part four tiles; with fewer (res5's 49 pixels on 12-wide tiles) the rows.
 TEST(GemmEngine, PrepackedAOverPackedBSplitsColumns) {
-  using tile::GatheredAlone, tile::PartPacks;
-  constexpr auto none = GatheredAlone::neither;
-  const tile::Partition cols = tile::plan_partition(512, 196, 1024, 32, 12, 2, none, PartPacks::b_only);
-  EXPECT_TRUE(cols.split_n);
-  EXPECT_EQ(cols.unit, 12);
-  EXPECT_EQ(cols.parts, 2);
-  EXPECT_FALSE(tile::plan_partition(512, 196, 1024, 32, 12, 2).split_n);                        // both packed: rows
-  EXPECT_FALSE(tile::plan_partition(512, 49, 2048, 32, 12, 2, none, PartPacks::b_only).split_n);  // 4 tiles in all
-  EXPECT_FALSE(tile::plan_partition(512, 196, 1024, 32, 12, 1, none, PartPacks::b_only).split_n);  // one part
+  using tile::PartPacks;
+  EXPECT_TRUE(splits_columns(512, 196, 1024, 32, 12, 2, PartPacks::b_only));
+  EXPECT_FALSE(splits_columns(512, 196, 1024, 32, 12, 2, PartPacks::both));    // both packed: rows
+  EXPECT_FALSE(splits_columns(512, 49, 2048, 32, 12, 2, PartPacks::b_only));   // 4 tiles in all
+  EXPECT_FALSE(splits_columns(512, 196, 1024, 32, 12, 1, PartPacks::b_only));  // one part
 }
 
 TEST(GemmEngine, BitwiseIdenticalForAnyThreadCount) {

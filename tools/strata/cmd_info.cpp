@@ -34,7 +34,8 @@ nlohmann::json collect() {
       {"version", version_string()},
       {"cpu", {{"vendor", f.vendor}, {"brand", f.brand}, {"family", f.family}, {"model", f.model},
                {"flags", cpu_flag_list(f)}, {"logical_cpus", f.logical_cpus}, {"affinity_cpus", f.affinity_cpus},
-               {"l1d_bytes", f.l1d_bytes}, {"l1d_ways", f.l1d_ways}, {"l2_bytes", f.l2_bytes}, {"l3_bytes", f.l3_bytes}}},
+               {"l1d_bytes", f.l1d_bytes}, {"l1d_ways", f.l1d_ways}, {"l2_bytes", f.l2_bytes},
+               {"l3_bytes", f.l3_bytes}}},
       {"isa", {{"active", isa_name(isa)}, {"best", isa_name(best_isa())}}},
       {"threads", threads},
       {"peak", {{"method", "clock from 100-deep dependent register adds, checked against dependent multiplies "

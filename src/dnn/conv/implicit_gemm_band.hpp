@@ -120,9 +120,10 @@ inline bool band_serves(const ConvProblem& p) {
   if (p.filter[2] * p.cg() <= 64 && band_filter_bytes(p) <= band_l2_bytes() / 4) return true;
   // A tile's pixels, `stride` pixels apart in x (or in its channels-last copy), read in place:
   // where their columns overflow an L1 set (tile::in_place_columns_fit_l1), each k step's
-  // values come from L2, and the gather, which packs them, runs faster. res5_3x3_s2 (512
-  // channels at stride 2: 4 KB apart) on Zen 4's 8-way L1 with AVX-512's 12-pixel tiles,
-  // in-process: 1.04x on 1 thread, 1.05x on 2; AVX2's 6-pixel tiles fit (the band 1.06x there).
+  // values come from L2, and the gather packs them. res5_3x3_s2 (512 channels at stride 2: 4
+  // KB apart) on Zen 4's 8-way L1 with AVX-512's 12-pixel tiles, in-process against the band:
+  // 2 threads 1.05-1.09x (four runs of five), 1 thread 0.94-1.04x; AVX2's 6-pixel tiles fit
+  // (the band 1.06x there).
   const int64_t pixel_floats = p.xs[1] == 1 ? p.xs[4] : p.c;
   if (!tile::in_place_columns_fit_l1(p.stride[2] * pixel_floats * int64_t(sizeof(float)),
                                      implicit_gemm_tile_columns(p.isa)))
