@@ -287,7 +287,7 @@ void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, co
     *route = {GemmRoute::Path::tiled, part.parts, ran_one_block.load(std::memory_order_relaxed), blocks.mc, blocks.kc,
               blocks.nc};
     if (balanced) route->split_n = part.split_n, route->second_part_at = borders[1];
-    route->b_in_place = Loop::b_in_place_ok && !is_prepacked<BOp> && !policy.pack_b;
+    route->b_in_place = Loop::reads_b_in_place(policy);
   }
 }
 

@@ -42,6 +42,9 @@ struct Mainloop {
   using T = typename Kernel::T;
   static constexpr bool a_in_place_ok = AOp::has_view && std::is_same_v<typename AOp::value_type, T>;
   static constexpr bool b_in_place_ok = BOp::has_view && std::is_same_v<typename BOp::value_type, T>;
+  // Whether the mainloop reads B in place under `policy` (neither prepacked nor packed per call;
+  // the trace's `B=in-place`).
+  static bool reads_b_in_place(const PackPolicy& policy) { return b_in_place_ok && !b_prepacked && !policy.pack_b; }
   // A bf16 or f16 op(B) in memory, under f32 compute, whose columns hold their depth
   // contiguously can take the in-place route through a widened copy of each column panel
   // (b_panel, below).
@@ -79,7 +82,7 @@ struct Mainloop {
     if constexpr (b_widened_ok) widen_b = !policy.pack_b && b.v.cs == 1;
     const bool widen_by_lines = widen_b && k * n * 2 > int64_t(cpu_features().l2_bytes);  // 2-byte B
     if constexpr (!b_in_place_ok) policy.pack_b = !widen_b;
-    const bool b_read_in_place = b_in_place_ok && !b_prepacked && !policy.pack_b;  // any panel width
+    const bool b_read_in_place = reads_b_in_place(policy);  // any panel width
     T* bp = nullptr;
     T* ap = nullptr;
     if (policy.pack_b && !b_prepacked)
