@@ -22,6 +22,7 @@
 #include "strata/blas/level3.hpp"
 #include "strata/blas/lt.hpp"
 #include "strata/tile/blocking.hpp"
+#include "strata/tile/gemm.hpp"
 #include "strata/tile/scheduler.hpp"
 #include "strata/core/load_balance.hpp"
 #include "strata/core/log.hpp"
@@ -715,6 +716,33 @@ TEST(GemmEngine, PrepackedAOverPackedBSplitsColumns) {
   EXPECT_FALSE(splits_columns(512, 196, 1024, 32, 12, 2, PartPacks::both));    // both packed: rows
   EXPECT_FALSE(splits_columns(512, 49, 2048, 32, 12, 2, PartPacks::b_only));   // 4 tiles in all
   EXPECT_FALSE(splits_columns(512, 196, 1024, 32, 12, 1, PartPacks::b_only));  // one part
+}
+
+// A product that packs both operands takes k blocks twice as long, and row blocks half as tall,
+// once its C outgrows L2 (each k block is a pass over C from L3 or memory), not before, and
+// not for a depth under two blocks.
+namespace {
+struct Tile32x12 {  // the tile shape streaming_blocks reads off a kernel
+  using T = float;
+  static constexpr int mr = 32, nr = 12;
+};
+}  // namespace
+
+TEST(GemmEngine, PackedProductsWhoseCOutgrowsL2TakeLongerKBlocks) {
+  const tile::BlockSizes bs{800, 160, 4092};
+  const tile::PackPolicy both;  // packs A and B
+  const int64_t l2 = int64_t(cpu_features().l2_bytes);
+  const int64_t beyond = (int64_t(std::sqrt(double(2 * l2 / 4))) + 31) / 32 * 32;  // C of ~2 x L2
+  const tile::BlockSizes big = tile::streaming_blocks<Tile32x12>(beyond, beyond, 1024, bs, both, 1, false);
+  EXPECT_EQ(big.kc, tile::balanced_depth(1024, 320));
+  EXPECT_EQ(big.mc, 384);
+  const int64_t within = std::max<int64_t>(32, (int64_t(std::sqrt(double(l2 / 8))) / 32) * 32);  // ~half of L2
+  const tile::BlockSizes small = tile::streaming_blocks<Tile32x12>(within, within, 1024, bs, both, 1, false);
+  EXPECT_EQ(small.kc, tile::balanced_depth(1024, 160));
+  EXPECT_EQ(small.mc, 800);
+  const tile::BlockSizes shallow = tile::streaming_blocks<Tile32x12>(beyond, beyond, 300, bs, both, 1, false);
+  EXPECT_EQ(shallow.kc, tile::balanced_depth(300, 160));
+  EXPECT_EQ(shallow.mc, 800);
 }
 
 TEST(GemmEngine, BitwiseIdenticalForAnyThreadCount) {

@@ -186,12 +186,15 @@ BlockSizes streaming_blocks(int64_t m, int64_t n, int64_t k, const BlockSizes& b
       const int64_t blocks = (all_rows + budget_rows - 1) / budget_rows;
       b.mc = ((all_rows + blocks - 1) / blocks + Kernel::mr - 1) / Kernel::mr * Kernel::mr;
     }
-  } else if (k >= 2 * bs.kc && m * n * int64_t(sizeof(typename Kernel::T)) > int64_t(cpu_features().l3_bytes)) {
-    // A packed product whose C outgrows L3 reads and writes C from memory once per k block:
-    // k blocks twice as long (half as many passes over C; B's micro-panel then comes from L2
-    // while A's passes through L1) and row blocks half as tall keep A's block within L2.
-    // 4096^3 f32 1.03x (NN and NT; 2 threads 1.02x), 3000^3 1.02x, dgemm 4096^3 117 -> 122
-    // GFLOPS; 2048^3 (C in L3) took 0.99x with them, so keeps its blocks.
+  } else if (k >= 2 * bs.kc && m * n * int64_t(sizeof(typename Kernel::T)) > int64_t(cpu_features().l2_bytes)) {
+    // A packed product whose C outgrows L2 reads and writes C from L3 or memory once per k
+    // block: k blocks twice as long (half as many passes over C; B's micro-panel then comes
+    // from L2 while A's passes through L1) and row blocks half as tall keep A's block within
+    // L2. C beyond L3 (Zen 5): 4096^3 f32 1.03x (NN and NT; 2 threads 1.02x), 3000^3 1.02x,
+    // dgemm 4096^3 117 -> 122 GFLOPS. C within L3 but beyond L2 (Zen 4: 1 MB L2, 32 KB L1,
+    // whose short derived kc of 160 cost a C pass every 192 steps), in-process: f32 NN 1024^3
+    // 1.034x, 2048^3 1.035x, NT 1.02x, TN 1.035x, 2 threads 1.02-1.04x, 768^3 and 1500^3
+    // (B in place) 1.00x; f64 1.01-1.03x. Zen 5 had measured 0.99x at 2048^3 then.
     b.kc = 2 * bs.kc;
     b.mc = std::max<int64_t>(Kernel::mr, bs.mc / 2 / Kernel::mr * Kernel::mr);
   }
