@@ -80,7 +80,7 @@ inline int64_t band_filter_bytes(const ConvProblem& p) {
 // Which walk the band path takes: run_band (output rows outer, every filter panel read for
 // each row's tiles, so the filter must stay in L2; only the border columns copied) or
 // run_band_padded (each MR-channel panel over every tile of the image while it is in L2, the
-// rows from one padded copy of the image). Panels outer where the filter outgrows half of L2;
+// rows from one padded copy of the image). Panels outer where the filter outgrows 3/4 of L2;
 // for short runs (at most 64 values per filter row, the RGB stem) a quarter, as before; for
 // NCHW inputs with long runs always (the padded walk reads a channels-last copy; the rows
 // would gather the planes value by value). With long runs from channels-last input the rows
@@ -88,7 +88,9 @@ inline int64_t band_filter_bytes(const ConvProblem& p) {
 // and 2 threads; the padded copy of its 56 x 56 input was ~6% of the layer) and for small
 // filters (res2_3x3, 147 KB: 1.04-1.20x), not at stride 1 with a larger one (res3_3x3, 590
 // KB: 0.96-0.99x on 1 thread, its 28-pixel rows leave a 4-pixel tile each), so that stays
-// padded above an eighth of L2.
+// padded above an eighth of L2. Between half and 3/4 of L2 the rows still pay: res3_3x3_s2's
+// 590 KB filter in Zen 4's 1 MB L2, in-process against the padded walk, 1.01x on 1 thread
+// (three runs), 1.02-1.10x on 2 at batch 1, 0.99-1.05x at batch 8.
 // STRATA_CONV_BAND=rows or =panels forces one walk (the tests cover both on any cache size).
 inline bool band_panels_outer(const ConvProblem& p) {
   if (const char* force = std::getenv("STRATA_CONV_BAND")) {
@@ -96,7 +98,7 @@ inline bool band_panels_outer(const ConvProblem& p) {
     if (std::strcmp(force, "panels") == 0) return true;
   }
   const int64_t filter = band_filter_bytes(p), l2 = band_l2_bytes();
-  if (filter > l2 / 2) return true;
+  if (filter > l2 * 3 / 4) return true;
   if (p.filter[2] * p.cg() <= 64) return filter > l2 / 4;
   if (p.xs[1] != 1) return true;
   return p.stride[2] == 1 && filter > l2 / 8;
