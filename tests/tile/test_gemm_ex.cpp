@@ -143,16 +143,17 @@ TEST(GemmEx, Bf16NativeKernelIsAccurateAndDeterministic) {
       }
 }
 
-// Full 32 x 12 tiles in one k block: each lane adds its products in depth order, one rounding
-// each, as the f32 kernel does (pairs packed with the earlier depth in the high half, which
-// the instruction adds first), so normal-range inputs give the widened route's bits.
+// Full 32 x 12 tiles in one k block on packed B: each lane adds its products in depth order, one
+// rounding each, as the f32 kernel does (pairs packed with the earlier depth in the high half,
+// which the instruction adds first), so normal-range inputs give the widened route's bits.
+// B's odd leading dimension keeps it off the in-place route (next test).
 // (AMX adds each tile product's pairs in an order of its own: held to the bound above only.)
 TEST(GemmEx, Bf16NativeKernelFullTilesMatchTheWidenedRoute) {
   if (!isa_supported(Isa::avx512) || !native_bf16(Isa::avx512)) GTEST_SKIP() << "no AVX512_BF16 kernel here";
   if (amx_bf16(Isa::avx512)) GTEST_SKIP() << "bf16 runs on AMX here";
-  const index_t m = 64, n = 24, k = 200;
+  const index_t m = 64, n = 24, k = 200, ldb = k + 1;
   std::mt19937 rng(3);
-  std::vector<bf16> A(size_t(m * k)), B(size_t(k * n));
+  std::vector<bf16> A(size_t(m * k)), B(size_t(ldb * n));
   std::vector<float> Af, Bf;
   random_narrow(rng, A, Af);
   random_narrow(rng, B, Bf);
@@ -161,9 +162,50 @@ TEST(GemmEx, Bf16NativeKernelFullTilesMatchTheWidenedRoute) {
     std::vector<float> C1(size_t(m * n)), C2(C1.size());
     Handle h;
     h.set_isa(Isa::avx512);
-    gemm_ex(h, ta, Op::N, m, n, k, 1.0f, A.data(), DType::bf16, lda, B.data(), DType::bf16, k, 0.0f, C1.data(), m);
-    gemm<float>(h, ta, Op::N, m, n, k, 1.0f, Af.data(), lda, Bf.data(), k, 0.0f, C2.data(), m);
+    gemm_ex(h, ta, Op::N, m, n, k, 1.0f, A.data(), DType::bf16, lda, B.data(), DType::bf16, ldb, 0.0f, C1.data(), m);
+    gemm<float>(h, ta, Op::N, m, n, k, 1.0f, Af.data(), lda, Bf.data(), ldb, 0.0f, C2.data(), m);
     ASSERT_EQ(0, std::memcmp(C1.data(), C2.data(), sizeof(float) * C1.size())) << "ta=" << char(ta);
+  }
+}
+
+// Few rows over a B whose columns hold their depth contiguously (even leading dimension and
+// depth) read B's pairs where they lie: each lane adds a pair's later product first (depth 1,
+// 0, 3, 2, ...), A's pairs packed to match. Against that order emulated in f32 (products of two
+// bf16 are exact), bitwise, over ragged rows and columns (in-place edge kernels), NN and TN, one
+// k block; and 2 threads give 1 thread's bits. Pairing A's halves the other way round than B's
+// gives products of mismatched depths, far off.
+TEST(GemmEx, Bf16FewRowsReadBsPairsInPlaceLaterProductFirst) {
+  if (!isa_supported(Isa::avx512) || !native_bf16(Isa::avx512)) GTEST_SKIP() << "no AVX512_BF16 kernel here";
+  if (amx_bf16(Isa::avx512)) GTEST_SKIP() << "bf16 runs on AMX here";
+  const index_t m = 40, n = 29, k = 64, ldb = k + 2;
+  std::mt19937 rng(5);
+  std::vector<bf16> A(size_t(m * k)), B(size_t(ldb * n));
+  std::vector<float> Af, Bf;
+  random_narrow(rng, A, Af);
+  random_narrow(rng, B, Bf);
+  for (Op ta : {Op::N, Op::T}) {
+    const index_t lda = ta == Op::N ? m : k;
+    std::vector<float> opa(size_t(m * k));  // op(A), column-major m x k
+    for (index_t p = 0; p < k; ++p)
+      for (index_t i = 0; i < m; ++i)
+        opa[size_t(i + p * m)] = ta == Op::N ? Af[size_t(i + p * lda)] : Af[size_t(p + i * lda)];
+    std::vector<float> C(size_t(m * n), 7.0f), C2(C.size(), 7.0f);
+    Handle h;
+    h.set_isa(Isa::avx512);
+    h.set_num_threads(1);
+    gemm_ex(h, ta, Op::N, m, n, k, 1.0f, A.data(), DType::bf16, lda, B.data(), DType::bf16, ldb, 0.0f, C.data(), m);
+    for (index_t j = 0; j < n; ++j)
+      for (index_t i = 0; i < m; ++i) {
+        float acc = 0.0f;
+        for (index_t q = 0; q < k / 2; ++q) {
+          acc += opa[size_t(i + (2 * q + 1) * m)] * Bf[size_t(2 * q + 1 + j * ldb)];
+          acc += opa[size_t(i + 2 * q * m)] * Bf[size_t(2 * q + j * ldb)];
+        }
+        ASSERT_EQ(C[size_t(i + j * m)], acc) << "ta=" << char(ta) << " i=" << i << " j=" << j;
+      }
+    h.set_num_threads(2);
+    gemm_ex(h, ta, Op::N, m, n, k, 1.0f, A.data(), DType::bf16, lda, B.data(), DType::bf16, ldb, 0.0f, C2.data(), m);
+    ASSERT_EQ(0, std::memcmp(C.data(), C2.data(), sizeof(float) * C.size())) << "ta=" << char(ta);
   }
 }
 

@@ -4,8 +4,9 @@
 // kernels with f32 accumulation, so results equal the f32 GEMM of the widened inputs --
 // except bf16 on a native kernel: AMX tiles (TDPBF16PS) where the CPU and OS allow them, else
 // AVX512_BF16's vdpbf16ps where it outruns widening. Those treat subnormal bf16 inputs as zero,
-// flush subnormal results, and (AMX) add each tile product's pairs in their own order: results
-// within the f32 accumulation bound of the exact sum, bitwise alike for any thread count.
+// flush subnormal results, and (AMX; and vdpbf16ps where few rows read B's pairs as stored)
+// add each pair's or tile product's products in their own order: results within the f32
+// accumulation bound of the exact sum, bitwise alike for any thread count.
 //
 // Integer GEMM (the int8 row of cublasGemmEx): C (i32) := alpha * op(A) op(B) + beta * C with
 // A u8 or i8, B i8, int32 alpha/beta. Exact, with int32 wrap-around on overflow as on the

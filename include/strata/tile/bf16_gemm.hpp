@@ -9,6 +9,13 @@
 //
 //   packed panel of W rows, slot q:  slot[q * W + i] = a(i, 2q) << 16 | a(i, 2q + 1)
 //
+// Except where few rows read B as stored (Bf16PairColumnsOperand, below): two bf16 of a column
+// are then one slot with the earlier in the LOW half, A's pairs are packed the same way, and
+// each lane adds a pair's later product first (depth 1, 0, 3, 2, ...): a fixed order for the
+// route, which the shape alone chooses (never the thread count), so results stay bitwise
+// reproducible, but they need not be the depth-order bits of the packed route. Rotating each
+// broadcast B pair into depth order instead cost the route its gain (0.62-1.06x of packing).
+//
 // The slots travel through the mainloop's f32 buffers as bit patterns (never as arithmetic);
 // a panel of kc depth fills ceil(kc / 2) slots of its W * kc (as for the int8 pairs).
 //
@@ -20,6 +27,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "strata/core/minifloat.hpp"
 #include "strata/tile/isa_namespace.hpp"
@@ -40,7 +48,9 @@ STRATA_TILE_NS_BEGIN
 // A bf16 operand (rows x depth seen through `v`) packed into pair slots, as above. SlotGroup > 0:
 // each panel's slots rounded up to a multiple of it, the rest zero, and panels W x that many
 // slots apart (AMX reads 16 slots a tile: amx_bf16_gemm.hpp); 0: panels W x kc apart.
-template <int SlotGroup = 0>
+// EarlierHigh false: the earlier value in the LOW half, as two bf16 lie in memory (the pairs
+// Bf16PairColumnsOperand reads in place, below).
+template <int SlotGroup = 0, bool EarlierHigh = true>
 struct Bf16PairOperandOf {
   using value_type = float;                // the slots' carrier in the mainloop's buffers
   static constexpr bool has_view = false;  // always packed: the kernel reads slots only
@@ -62,8 +72,10 @@ struct Bf16PairOperandOf {
       else if (at.rs == 1) q = pack_rows_adjacent<W>(at, rows, kc / 2, d);
       for (; q < slots; ++q) {
         const int depth = int(std::min<int64_t>(2, kc - 2 * q));
-        for (int i = 0; i < rows; ++i)
-          d[q * W + i] = uint32_t(at(i, 2 * q).bits) << 16 | (depth == 2 ? at(i, 2 * q + 1).bits : 0u);
+        for (int i = 0; i < rows; ++i) {
+          const uint32_t earlier = at(i, 2 * q).bits, later = depth == 2 ? at(i, 2 * q + 1).bits : 0u;
+          d[q * W + i] = EarlierHigh ? earlier << 16 | later : later << 16 | earlier;
+        }
         for (int i = rows; i < W; ++i) d[q * W + i] = 0;
       }
       std::memset(d + slots * W, 0, sizeof(uint32_t) * std::size_t((stored - slots) * W));
@@ -83,7 +95,7 @@ struct Bf16PairOperandOf {
             present,
             [&](int i) {
               const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(&at(i, 2 * q0)));
-              return reinterpret_cast<Floats8>(_mm256_rol_epi32(x, 16));
+              return reinterpret_cast<Floats8>(EarlierHigh ? _mm256_rol_epi32(x, 16) : x);
             },
             [&](int j, int r0, Floats8 col, int n) {
               uint32_t* out = d + (q0 + j) * W + r0;
@@ -127,6 +139,7 @@ struct Bf16PairOperandOf {
           x0 = _mm256_maskz_loadu_epi16(present, c0 + g);
           x1 = _mm256_maskz_loadu_epi16(present, c1 + g);
         }
+        if constexpr (!EarlierHigh) std::swap(x0, x1);  // the earlier column in the low halves
         const __m512i slots =
             _mm512_permutex2var_epi16(_mm512_castsi256_si512(x1), interleave, _mm512_castsi256_si512(x0));
         if (W - g >= 16) _mm512_storeu_si512(out + g, slots);  // W and g are constants here (unrolled)
@@ -137,6 +150,41 @@ struct Bf16PairOperandOf {
   }
 };
 using Bf16PairOperand = Bf16PairOperandOf<0>;
+
+// op(B) whose columns hold their depth contiguously (NN, TN), read where it lies: two bf16 of a
+// column are one 32-bit pair slot as the instruction takes it, the earlier in the low half, so
+// the instruction adds each pair's later product first. A product on this operand takes its A
+// as Bf16PairOperandOf<0, false> (the same order), and the edges and blocks the mainloop packs go
+// through the same order (`pairs`). `v` in slots: (j, q) at data + j * rs + q (bit patterns
+// carried as floats, never as arithmetic); depth_per_value converts the mainloop's depth. For
+// few rows B's packing (a transpose of pair slots, from memory) had taken 44% of the call
+// (bf16 16 x 4096 x 4096); the caller (kernel_instance.hpp) says where this pays.
+struct Bf16PairColumnsOperand {
+  using value_type = float;
+  static constexpr bool has_view = true;
+  static constexpr int64_t depth_per_value = 2;
+  MatrixView<float> v;
+  Bf16PairOperandOf<0, false> pairs;
+
+  // b: op(B) seen panel-major, (j, p) at data + j * rs + p * cs.
+  static bool fits(const MatrixView<bf16>& b, int64_t k) {
+    return b.cs == 1 && b.rs % 2 == 0 && k % 2 == 0 && reinterpret_cast<std::uintptr_t>(b.data) % 4 == 0;
+  }
+  static Bf16PairColumnsOperand of(const MatrixView<bf16>& b) {
+    return {{reinterpret_cast<const float*>(b.data), b.rs / 2, 1}, {b}};
+  }
+  Bf16PairColumnsOperand shifted(int64_t i0) const { return {v.block(i0, 0), pairs.shifted(i0)}; }
+
+  template <int W, class T>
+  void pack(int64_t i0, int64_t len, int64_t p0, int64_t kc, T* __restrict dst) const {
+    pairs.template pack<W>(i0, len, p0, kc, dst);
+  }
+};
+// The operands of a product that reads B's pairs in place (blas's Bf16KernelInstance).
+struct Bf16PairColumnsRoute {
+  using A = Bf16PairOperandOf<0, false>;
+  using B = Bf16PairColumnsOperand;
+};
 
 // (16 NV) x NR tiles of f32 accumulators (NV x NR zmm), A's pair slots loaded, B's broadcast.
 // Starting and storing the tile are the f32 kernel's own (alpha/beta handled alike). The full
@@ -154,10 +202,16 @@ struct MicroKernelBf16Avx512 {
   using HalfRows = MicroKernelBf16Avx512<(NV > 1 ? NV / 2 : 1), NR, false>;
   using NarrowCols = MicroKernelBf16Avx512<NV, narrower_width(NR), false>;
 
+  // b_js: B's column stride in slots (1 on packed panels; a column's slot count where B's pairs
+  // are read in place, Bf16PairColumnsOperand).
   [[gnu::always_inline]] static void run(int64_t kc, const float* a, int64_t a_ps, const float* b, int64_t b_ps,
                                          int64_t b_js, float* c, int64_t ldc, float alpha, float beta) {
-    if constexpr (Full) compute<mr, NR>(kc, a, a_ps, b, b_ps, c, ldc, alpha, beta);
-    else edge(kc, a, a_ps, b, b_ps, b_js, c, ldc, alpha, beta);
+    if constexpr (Full) {
+      if (b_js == 1 && b_ps == NR) return compute<mr, NR, 1>(kc, a, a_ps, b, b_ps, 1, c, ldc, alpha, beta);
+      if (b_ps == 1) return compute<mr, 1, 0>(kc, a, a_ps, b, 1, b_js, c, ldc, alpha, beta);
+      return compute<mr, 0, 0>(kc, a, a_ps, b, b_ps, b_js, c, ldc, alpha, beta);
+    }
+    edge(kc, a, a_ps, b, b_ps, b_js, c, ldc, alpha, beta);
   }
 
  private:
@@ -165,17 +219,19 @@ struct MicroKernelBf16Avx512 {
   using F32Tile = MicroKernel<V, NV, NR>;
 
   [[gnu::noinline]] static void edge(int64_t kc, const float* a, int64_t a_ps, const float* b, int64_t b_ps,
-                                     int64_t, float* c, int64_t ldc, float alpha, float beta) {
-    compute<0, 0>(kc, a, a_ps, b, b_ps, c, ldc, alpha, beta);
+                                     int64_t b_js, float* c, int64_t ldc, float alpha, float beta) {
+    compute<0, 0, 0>(kc, a, a_ps, b, b_ps, b_js, c, ldc, alpha, beta);
   }
 
-  // APS, BPS: slot strides as constants for the full tile on its own panels, 0 for run time.
-  template <int APS, int BPS>
+  // APS, BPS, BJS: slot strides as constants (the full tile on its own panels, or B's pairs in
+  // place a slot apart), 0 for run time.
+  template <int APS, int BPS, int BJS>
   [[gnu::always_inline]] static void compute(int64_t kc, const float* __restrict a, int64_t a_ps,
-                                             const float* __restrict b, int64_t b_ps, float* __restrict c,
-                                             int64_t ldc, float alpha, float beta) {
+                                             const float* __restrict b, int64_t b_ps, int64_t b_js,
+                                             float* __restrict c, int64_t ldc, float alpha, float beta) {
     if constexpr (APS != 0) a_ps = APS;
     if constexpr (BPS != 0) b_ps = BPS;
+    if constexpr (BJS != 0) b_js = BJS;
     V acc[NR][NV];
     const int64_t slots = (kc + 1) / 2;
     F32Tile::start(acc, c, ldc, !fetches_c_late<NR>(slots));  // short loops fetch C here
@@ -185,7 +241,7 @@ struct MicroKernelBf16Avx512 {
       for (int v = 0; v < NV; ++v) av[v] = reinterpret_cast<__m512bh>(_mm512_loadu_ps(a + 16 * v));
 #pragma GCC unroll 12
       for (int j = 0; j < NR; ++j) {
-        const __m512bh bj = reinterpret_cast<__m512bh>(_mm512_set1_ps(b[j]));
+        const __m512bh bj = reinterpret_cast<__m512bh>(_mm512_set1_ps(b[j * b_js]));
 #pragma GCC unroll 2
         for (int v = 0; v < NV; ++v) acc[j][v].v = _mm512_dpbf16_ps(acc[j][v].v, av[v], bj);
       }

@@ -40,7 +40,8 @@ struct Int8VnniInstance {
 GemmKernel<int32_t> gemm_i8_avx512_vnni() { return Int8VnniInstance::entry(); }
 
 GemmKernel<float> gemm_bf16_avx512() {
-  return Bf16KernelInstance<tile::MicroKernelBf16Avx512<2, 12>, tile::Bf16PairOperand, tile::Bf16PairOperand, 2>::entry();
+  return Bf16KernelInstance<tile::MicroKernelBf16Avx512<2, 12>, tile::Bf16PairOperand, tile::Bf16PairOperand, 2,
+                            tile::Bf16PairColumnsRoute>::entry();
 }
 
 }  // namespace strata::blas::detail
