@@ -143,6 +143,20 @@ TEST(GemmEx, Bf16NativeKernelIsAccurateAndDeterministic) {
       }
 }
 
+// bf16 operands A (m x k values) and B (k rows in columns ldb apart, n of them) from one seed,
+// with their widened values.
+struct Bf16Operands {
+  std::vector<bf16> a, b;
+  std::vector<float> af, bf;
+};
+static Bf16Operands bf16_operands(unsigned seed, index_t m, index_t n, index_t k, index_t ldb) {
+  std::mt19937 rng(seed);
+  Bf16Operands o{std::vector<bf16>(size_t(m * k)), std::vector<bf16>(size_t(ldb * n)), {}, {}};
+  random_narrow(rng, o.a, o.af);
+  random_narrow(rng, o.b, o.bf);
+  return o;
+}
+
 // Full 32 x 12 tiles in one k block on packed B: each lane adds its products in depth order, one
 // rounding each, as the f32 kernel does (pairs packed with the earlier depth in the high half,
 // which the instruction adds first), so normal-range inputs give the widened route's bits.
@@ -152,11 +166,7 @@ TEST(GemmEx, Bf16NativeKernelFullTilesMatchTheWidenedRoute) {
   if (!isa_supported(Isa::avx512) || !native_bf16(Isa::avx512)) GTEST_SKIP() << "no AVX512_BF16 kernel here";
   if (amx_bf16(Isa::avx512)) GTEST_SKIP() << "bf16 runs on AMX here";
   const index_t m = 64, n = 24, k = 200, ldb = k + 1;
-  std::mt19937 rng(3);
-  std::vector<bf16> A(size_t(m * k)), B(size_t(ldb * n));
-  std::vector<float> Af, Bf;
-  random_narrow(rng, A, Af);
-  random_narrow(rng, B, Bf);
+  const auto [A, B, Af, Bf] = bf16_operands(3, m, n, k, ldb);
   for (Op ta : {Op::N, Op::T}) {
     const index_t lda = ta == Op::N ? m : k;
     std::vector<float> C1(size_t(m * n)), C2(C1.size());
@@ -177,35 +187,34 @@ TEST(GemmEx, Bf16NativeKernelFullTilesMatchTheWidenedRoute) {
 TEST(GemmEx, Bf16FewRowsReadBsPairsInPlaceLaterProductFirst) {
   if (!isa_supported(Isa::avx512) || !native_bf16(Isa::avx512)) GTEST_SKIP() << "no AVX512_BF16 kernel here";
   if (amx_bf16(Isa::avx512)) GTEST_SKIP() << "bf16 runs on AMX here";
-  const index_t m = 40, n = 29, k = 64, ldb = k + 2;
-  std::mt19937 rng(5);
-  std::vector<bf16> A(size_t(m * k)), B(size_t(ldb * n));
-  std::vector<float> Af, Bf;
-  random_narrow(rng, A, Af);
-  random_narrow(rng, B, Bf);
-  for (Op ta : {Op::N, Op::T}) {
-    const index_t lda = ta == Op::N ? m : k;
-    std::vector<float> opa(size_t(m * k));  // op(A), column-major m x k
-    for (index_t p = 0; p < k; ++p)
-      for (index_t i = 0; i < m; ++i)
-        opa[size_t(i + p * m)] = ta == Op::N ? Af[size_t(i + p * lda)] : Af[size_t(p + i * lda)];
-    std::vector<float> C(size_t(m * n), 7.0f), C2(C.size(), 7.0f);
-    Handle h;
-    h.set_isa(Isa::avx512);
-    h.set_num_threads(1);
-    gemm_ex(h, ta, Op::N, m, n, k, 1.0f, A.data(), DType::bf16, lda, B.data(), DType::bf16, ldb, 0.0f, C.data(), m);
-    for (index_t j = 0; j < n; ++j)
-      for (index_t i = 0; i < m; ++i) {
-        float acc = 0.0f;
-        for (index_t q = 0; q < k / 2; ++q) {
-          acc += opa[size_t(i + (2 * q + 1) * m)] * Bf[size_t(2 * q + 1 + j * ldb)];
-          acc += opa[size_t(i + 2 * q * m)] * Bf[size_t(2 * q + j * ldb)];
+  const index_t m = 40, n = 29;
+  for (index_t k : {64, 70}) {  // 70: A's last depth-adjacent slots past the 16-value groups
+    const index_t ldb = k + 2;
+    const auto [A, B, Af, Bf] = bf16_operands(5, m, n, k, ldb);
+    for (Op ta : {Op::N, Op::T}) {
+      const index_t lda = ta == Op::N ? m : k;
+      std::vector<float> opa(size_t(m * k));  // op(A), column-major m x k
+      for (index_t p = 0; p < k; ++p)
+        for (index_t i = 0; i < m; ++i)
+          opa[size_t(i + p * m)] = ta == Op::N ? Af[size_t(i + p * lda)] : Af[size_t(p + i * lda)];
+      std::vector<float> C(size_t(m * n), 7.0f), C2(C.size(), 7.0f);
+      Handle h;
+      h.set_isa(Isa::avx512);
+      h.set_num_threads(1);
+      gemm_ex(h, ta, Op::N, m, n, k, 1.0f, A.data(), DType::bf16, lda, B.data(), DType::bf16, ldb, 0.0f, C.data(), m);
+      for (index_t j = 0; j < n; ++j)
+        for (index_t i = 0; i < m; ++i) {
+          float acc = 0.0f;
+          for (index_t q = 0; q < k / 2; ++q) {
+            acc += opa[size_t(i + (2 * q + 1) * m)] * Bf[size_t(2 * q + 1 + j * ldb)];
+            acc += opa[size_t(i + 2 * q * m)] * Bf[size_t(2 * q + j * ldb)];
+          }
+          ASSERT_EQ(C[size_t(i + j * m)], acc) << "k=" << k << " ta=" << char(ta) << " i=" << i << " j=" << j;
         }
-        ASSERT_EQ(C[size_t(i + j * m)], acc) << "ta=" << char(ta) << " i=" << i << " j=" << j;
-      }
-    h.set_num_threads(2);
-    gemm_ex(h, ta, Op::N, m, n, k, 1.0f, A.data(), DType::bf16, lda, B.data(), DType::bf16, ldb, 0.0f, C2.data(), m);
-    ASSERT_EQ(0, std::memcmp(C.data(), C2.data(), sizeof(float) * C.size())) << "ta=" << char(ta);
+      h.set_num_threads(2);
+      gemm_ex(h, ta, Op::N, m, n, k, 1.0f, A.data(), DType::bf16, lda, B.data(), DType::bf16, ldb, 0.0f, C2.data(), m);
+      ASSERT_EQ(0, std::memcmp(C.data(), C2.data(), sizeof(float) * C.size())) << "ta=" << char(ta);
+    }
   }
 }
 

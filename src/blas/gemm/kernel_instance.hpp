@@ -378,7 +378,8 @@ struct Bf16KernelInstance {
   // With an epilogue program (the Lt matmul's), each finished tile takes it while in cache.
   static void run_one(const GemmCall<float>& c) {
     const tile::MatrixView<bf16> av{static_cast<const bf16*>(c.a), c.a_rs, c.a_cs};
-    const tile::MatrixView<bf16> bv = tile::MatrixView<bf16>{static_cast<const bf16*>(c.b), c.b_rs, c.b_cs}.transposed();
+    const tile::MatrixView<bf16> bv =
+        tile::MatrixView<bf16>{static_cast<const bf16*>(c.b), c.b_rs, c.b_cs}.transposed();
     auto run = [&](const auto& a, const auto& b, tile::PackPolicy policy) {
       auto go = [&](const auto& epilogue) {
         tile::gemm_operands<Kernel>(c.m, c.n, c.k, c.alpha, a, b, c.beta, c.c, c.ldc, c.threads, blocks(), epilogue,
