@@ -34,6 +34,7 @@
 #include "strata/tile/late_c_fetch.hpp"
 #include "strata/tile/matrix.hpp"
 #include "strata/tile/microkernel.hpp"
+#include "strata/tile/operand.hpp"
 #include "strata/tile/simd.hpp"
 #include "strata/tile/transpose.hpp"
 
@@ -153,33 +154,12 @@ using Bf16PairOperand = Bf16PairOperandOf<0>;
 
 // op(B) whose columns hold their depth contiguously (NN, TN), read where it lies: two bf16 of a
 // column are one 32-bit pair slot as the instruction takes it, the earlier in the low half, so
-// the instruction adds each pair's later product first. A product on this operand takes its A
-// as Bf16PairOperandOf<0, false> (the same order), and the edges and blocks the mainloop packs go
-// through the same order (`pairs`). `v` in slots: (j, q) at data + j * rs + q (bit patterns
-// carried as floats, never as arithmetic); depth_per_value converts the mainloop's depth. For
+// the instruction adds each pair's later product first (SlotColumnsOperand, operand.hpp; the
+// slots carried as floats). A product on this operand takes its A as Bf16PairOperandOf<0, false>
+// (the same order), and the edges and blocks the mainloop packs go through that order too. For
 // few rows B's packing (a transpose of pair slots, from memory) had taken 44% of the call
 // (bf16 16 x 4096 x 4096); the caller (kernel_instance.hpp) says where this pays.
-struct Bf16PairColumnsOperand {
-  using value_type = float;
-  static constexpr bool has_view = true;
-  static constexpr int64_t depth_per_value = 2;
-  MatrixView<float> v;
-  Bf16PairOperandOf<0, false> pairs;
-
-  // b: op(B) seen panel-major, (j, p) at data + j * rs + p * cs.
-  static bool fits(const MatrixView<bf16>& b, int64_t k) {
-    return b.cs == 1 && b.rs % 2 == 0 && k % 2 == 0 && reinterpret_cast<std::uintptr_t>(b.data) % 4 == 0;
-  }
-  static Bf16PairColumnsOperand of(const MatrixView<bf16>& b) {
-    return {{reinterpret_cast<const float*>(b.data), b.rs / 2, 1}, {b}};
-  }
-  Bf16PairColumnsOperand shifted(int64_t i0) const { return {v.block(i0, 0), pairs.shifted(i0)}; }
-
-  template <int W, class T>
-  void pack(int64_t i0, int64_t len, int64_t p0, int64_t kc, T* __restrict dst) const {
-    pairs.template pack<W>(i0, len, p0, kc, dst);
-  }
-};
+using Bf16PairColumnsOperand = SlotColumnsOperand<float, bf16, Bf16PairOperandOf<0, false>>;
 // The operands of a product that reads B's pairs in place (blas's Bf16KernelInstance).
 struct Bf16PairColumnsRoute {
   using A = Bf16PairOperandOf<0, false>;
@@ -207,9 +187,8 @@ struct MicroKernelBf16Avx512 {
   [[gnu::always_inline]] static void run(int64_t kc, const float* a, int64_t a_ps, const float* b, int64_t b_ps,
                                          int64_t b_js, float* c, int64_t ldc, float alpha, float beta) {
     if constexpr (Full) {
-      if (b_js == 1 && b_ps == NR) return compute<mr, NR, 1>(kc, a, a_ps, b, b_ps, 1, c, ldc, alpha, beta);
-      if (b_ps == 1) return compute<mr, 1, 0>(kc, a, a_ps, b, 1, b_js, c, ldc, alpha, beta);
-      return compute<mr, 0, 0>(kc, a, a_ps, b, b_ps, b_js, c, ldc, alpha, beta);
+      if (b_ps == 1) return compute<mr, 1, 0>(kc, a, a_ps, b, 1, b_js, c, ldc, alpha, beta);  // in place
+      return compute<mr, NR, 1>(kc, a, a_ps, b, NR, 1, c, ldc, alpha, beta);                // a packed panel
     }
     edge(kc, a, a_ps, b, b_ps, b_js, c, ldc, alpha, beta);
   }

@@ -30,6 +30,7 @@
 
 #include "strata/tile/isa_namespace.hpp"
 #include "strata/tile/matrix.hpp"
+#include "strata/tile/operand.hpp"
 #include "strata/tile/transpose.hpp"
 
 #if defined(__SSE2__)
@@ -423,32 +424,11 @@ struct ShiftedQuadOperand {
 
 // An op(B) whose columns hold their depth contiguously in whole quads (NN: k a multiple of 4,
 // the column stride too, 4-byte aligned): each column's quads already are the slots the quad
-// kernels broadcast, so where the policy does not pack B the mainloop reads them in place (`v`,
-// in slots: (j, q) at data + j * rs + q; depth_per_value converts the mainloop's depth); blocks
-// and edge panels it packs go through the byte view. For few rows B's packing (a transpose of
-// 32-bit quads) had taken more time than the products (u8s8s32 16 x 4096 x 4096); the caller
-// (kernel_instance.hpp) says where it pays.
-struct QuadColumnsOperand {
-  using value_type = int32_t;
-  static constexpr bool has_view = true;
-  static constexpr int64_t depth_per_value = 4;
-  MatrixView<int32_t> v;
-  QuadOperand<int8_t> bytes;
-
-  // b: op(B) seen panel-major, (j, p) at data + j * rs + p * cs.
-  static bool fits(const MatrixView<int8_t>& b, int64_t k) {
-    return b.cs == 1 && b.rs % 4 == 0 && k % 4 == 0 && reinterpret_cast<std::uintptr_t>(b.data) % 4 == 0;
-  }
-  static QuadColumnsOperand of(const MatrixView<int8_t>& b) {
-    return {{reinterpret_cast<const int32_t*>(b.data), b.rs / 4, 1}, {b}};
-  }
-  QuadColumnsOperand shifted(int64_t i0) const { return {v.block(i0, 0), bytes.shifted(i0)}; }
-
-  template <int W, class T>
-  void pack(int64_t i0, int64_t len, int64_t p0, int64_t kc, T* __restrict dst) const {
-    bytes.template pack<W>(i0, len, p0, kc, dst);
-  }
-};
+// kernels broadcast, so where the policy does not pack B the mainloop reads them in place
+// (SlotColumnsOperand, operand.hpp); blocks and edge panels it packs go through the byte view.
+// For few rows B's packing (a transpose of 32-bit quads) had taken more time than the products
+// (u8s8s32 16 x 4096 x 4096); the caller (kernel_instance.hpp) says where it pays.
+using QuadColumnsOperand = SlotColumnsOperand<int32_t, int8_t, QuadOperand<int8_t>>;
 
 // The low and high int16 of a packed pair.
 inline int32_t pair_lo(int32_t x) { return int16_t(uint16_t(uint32_t(x))); }

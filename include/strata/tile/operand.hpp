@@ -58,6 +58,36 @@ constexpr int prepacked_width() {
   else return 0;
 }
 
+// An op(B) whose columns hold their depth contiguously in whole slots of a kernel's dot-product
+// instruction (each Slot packs sizeof(Slot) / sizeof(Source) depth values: int8 quads, bf16
+// pairs), read where it lies: `v` in slots, (j, q) at data + j * rs + q (bit patterns, never
+// arithmetic); depth_per_value converts the mainloop's depth. The blocks and edge panels the
+// mainloop packs go through `packer`, which must lay its slots out as they lie in memory.
+// fits(): unit depth stride, a column stride and a depth of whole slots, slot-aligned data.
+template <class Slot, class Source, class Packer>
+struct SlotColumnsOperand {
+  using value_type = Slot;
+  static constexpr bool has_view = true;
+  static constexpr int64_t depth_per_value = int64_t(sizeof(Slot) / sizeof(Source));
+  MatrixView<Slot> v;
+  Packer packer;
+
+  // b: op(B) seen panel-major, (j, p) at data + j * rs + p * cs.
+  static bool fits(const MatrixView<Source>& b, int64_t k) {
+    return b.cs == 1 && b.rs % depth_per_value == 0 && k % depth_per_value == 0 &&
+           reinterpret_cast<std::uintptr_t>(b.data) % sizeof(Slot) == 0;
+  }
+  static SlotColumnsOperand of(const MatrixView<Source>& b) {
+    return {{reinterpret_cast<const Slot*>(b.data), b.rs / depth_per_value, 1}, {b}};
+  }
+  SlotColumnsOperand shifted(int64_t i0) const { return {v.block(i0, 0), packer.shifted(i0)}; }
+
+  template <int W, class T>
+  void pack(int64_t i0, int64_t len, int64_t p0, int64_t kc, T* __restrict dst) const {
+    packer.template pack<W>(i0, len, p0, kc, dst);
+  }
+};
+
 template <class S>
 ViewOperand<S> a_operand(MatrixView<S> a) { return {a}; }               // op(A)(i, p)
 template <class S>
