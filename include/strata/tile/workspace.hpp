@@ -26,9 +26,10 @@ class PackBuffer {
 // Buffers per thread: 0 for A blocks, 1 for B blocks (the mainloop's); 2 to 5 for a caller
 // that stages whole operands around a GEMM on the same thread (dnn's channels-last copies of
 // NCHW images, its staged NCHW output blocks, a filter packed or re-cut once per call), which
-// must outlive the GEMM's own packing.
+// must outlive the GEMM's own packing; 6 for blas's transposed products' C^T blocks
+// (transposed_product.hpp), which hold across their GEMM calls.
 inline PackBuffer& thread_pack_buffer(int which) {
-  thread_local PackBuffer buffers[6];
+  thread_local PackBuffer buffers[7];
   return buffers[which];
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gemm_kernels.hpp"
+#include "transposed_product.hpp"
 #include "strata/core/cpu.hpp"
 #include "strata/core/env.hpp"
 #include "strata/core/log.hpp"
@@ -178,6 +179,11 @@ struct KernelInstance {
   }
 
   static void run(const GemmCall<T>& c) {
+    if (transposed_product_pays(c, Kernel::mr, sizeof(T))) return run_transposed_product(c, run_as_given);
+    run_as_given(c);
+  }
+
+  static void run_as_given(const GemmCall<T>& c) {
     if constexpr (std::is_same_v<T, float>) {
       // Mixed precision: narrow inputs are widened to f32 while packing (exact for all of these).
       if (c.a_type == DType::bf16) return run_typed<bf16>(c);
@@ -372,6 +378,13 @@ struct Bf16KernelInstance {
   static void run(const GemmCall<float>& c) {
     using Hold = typename ThreadStateOf<Kernel>::type;
     if (is_batch(c)) return run_batch_as_calls<bf16, bf16, Hold>(c, run_one);
+    // Few columns as the transposed few-row product (transposed_product.hpp), where that one
+    // reads the many-row operand's pairs in place.
+    if constexpr (!std::is_void_v<InPlace>) {
+      const tile::MatrixView<bf16> rows_as_b{static_cast<const bf16*>(c.a), c.a_rs, c.a_cs};
+      if (transposed_product_pays(c, Kernel::mr, 2) && c.n <= blocks().mc && InPlace::B::fits(rows_as_b, c.k))
+        return run_transposed_product(c, run_one);
+    }
     run_one(c);
   }
 
