@@ -846,6 +846,8 @@ TEST(GemmEngine, StripsFollowTheThreadSpeeds) {
 // transposed A (packed first). Against B packed (NT here) and read in place with adjacent
 // columns (NN) or with a column stride (NT, B inside a wider matrix), A tight or inside a
 // taller matrix, ragged rows, several k and row blocks, f32 and f64, every ISA, 1 and 2 threads.
+// Shapes outside the few-column TN rule (transposed_product.hpp: 36 columns, or a depth under
+// 1 KB), under which the packed-first product would run as its transpose and pack no A.
 // (Column counts outside the few-column TN rule, transposed_product.hpp, under which the
 // transposed A's product would run as its transpose.)
 template <class T>
@@ -855,7 +857,7 @@ void check_fused_a_packing() {
   for (Isa isa : isas())
     for (int threads : {1, 2})
       for (Op tb : {Op::N, Op::T})
-        for (auto [m, n, k, pad] : {std::tuple{200, 9, 300, 0}, std::tuple{200, 9, 300, 3}, std::tuple{100, 40, 70, 0},
+        for (auto [m, n, k, pad] : {std::tuple{200, 9, 120, 0}, std::tuple{200, 9, 120, 3}, std::tuple{100, 40, 70, 0},
                                     std::tuple{601, 36, 700, 5}, std::tuple{70, 25, 1100, 0},
                                     std::tuple{1100, 13, 40, 1}}) {
           const index_t ldb = (tb == Op::N ? k : n) + pad, lda = m + 2 * pad;
