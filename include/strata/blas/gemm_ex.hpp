@@ -6,7 +6,10 @@
 // AVX512_BF16's vdpbf16ps where it outruns widening. Those treat subnormal bf16 inputs as zero,
 // flush subnormal results, and (AMX; and vdpbf16ps where few rows read B's pairs as stored)
 // add each pair's or tile product's products in their own order: results within the f32
-// accumulation bound of the exact sum, bitwise alike for any thread count.
+// accumulation bound of the exact sum, bitwise alike for any thread count. A TN product of few
+// columns (16 to 64 on AVX-512, whole multiples of 16) runs as its transpose, whose few rows
+// read op(A)'s pairs as stored (blas's transposed_product.hpp): the same pair order, chosen by
+// the shape alone.
 //
 // Integer GEMM (the int8 row of cublasGemmEx): C (i32) := alpha * op(A) op(B) + beta * C with
 // A u8 or i8, B i8, int32 alpha/beta. Exact, with int32 wrap-around on overflow as on the
