@@ -160,21 +160,25 @@ static Bf16Operands bf16_operands(unsigned seed, index_t m, index_t n, index_t k
 // Full 32 x 12 tiles in one k block on packed B: each lane adds its products in depth order, one
 // rounding each, as the f32 kernel does (pairs packed with the earlier depth in the high half,
 // which the instruction adds first), so normal-range inputs give the widened route's bits.
-// B's odd leading dimension keeps it off the in-place route (next test).
+// B's odd leading dimension keeps it off the in-place route (next test). A transposed B
+// (NT) of 1200 columns packs its 12-column panels eight at a time (a block beyond 64 KB:
+// Bf16PairOperandOf::pack), the last group of four panels.
 // (AMX adds each tile product's pairs in an order of its own: held to the bound above only.)
 TEST(GemmEx, Bf16NativeKernelFullTilesMatchTheWidenedRoute) {
   if (!isa_supported(Isa::avx512) || !native_bf16(Isa::avx512)) GTEST_SKIP() << "no AVX512_BF16 kernel here";
   if (amx_bf16(Isa::avx512)) GTEST_SKIP() << "bf16 runs on AMX here";
-  const index_t m = 64, n = 24, k = 200, ldb = k + 1;
-  const auto [A, B, Af, Bf] = bf16_operands(3, m, n, k, ldb);
-  for (Op ta : {Op::N, Op::T}) {
-    const index_t lda = ta == Op::N ? m : k;
-    std::vector<float> C1(size_t(m * n)), C2(C1.size());
-    Handle h;
-    h.set_isa(Isa::avx512);
-    gemm_ex(h, ta, Op::N, m, n, k, 1.0f, A.data(), DType::bf16, lda, B.data(), DType::bf16, ldb, 0.0f, C1.data(), m);
-    gemm<float>(h, ta, Op::N, m, n, k, 1.0f, Af.data(), lda, Bf.data(), ldb, 0.0f, C2.data(), m);
-    ASSERT_EQ(0, std::memcmp(C1.data(), C2.data(), sizeof(float) * C1.size())) << "ta=" << char(ta);
+  for (auto [tb, m, n, k] : {std::tuple{Op::N, 64, 24, 200}, std::tuple{Op::T, 64, 1200, 200}}) {
+    const index_t ldb = tb == Op::N ? k + 1 : n + 1;
+    const auto [A, B, Af, Bf] = bf16_operands(3, m, tb == Op::N ? n : k, k, ldb);
+    for (Op ta : {Op::N, Op::T}) {
+      const index_t lda = ta == Op::N ? m : k;
+      std::vector<float> C1(size_t(m * n)), C2(C1.size());
+      Handle h;
+      h.set_isa(Isa::avx512);
+      gemm_ex(h, ta, tb, m, n, k, 1.0f, A.data(), DType::bf16, lda, B.data(), DType::bf16, ldb, 0.0f, C1.data(), m);
+      gemm<float>(h, ta, tb, m, n, k, 1.0f, Af.data(), lda, Bf.data(), ldb, 0.0f, C2.data(), m);
+      ASSERT_EQ(0, std::memcmp(C1.data(), C2.data(), sizeof(float) * C1.size())) << char(ta) << char(tb);
+    }
   }
 }
 
