@@ -14,6 +14,8 @@
 #include "support/gemm_trace.hpp"
 #include "strata/blas/gemm_ex.hpp"
 #include "strata/blas/level3.hpp"
+#include "strata/blas/lt.hpp"
+#include "strata/tile/activation.hpp"
 #include "strata/core/cpu.hpp"
 
 using namespace strata;
@@ -98,5 +100,61 @@ TEST(TransposedProduct, OneBlockIsTheTransposedCallsResult) {
       for (index_t i = 0; i < m; ++i)
         ASSERT_EQ(C[size_t(i + j * m)], Ct[size_t(j + i * n)]) << dtype_name(t) << " i=" << i << " j=" << j;
     expect_near_reference(A, k, B, k, C, m, m, n, k, 1.0, 0.0, 2e-3);
+  }
+}
+
+// The Lt matmul's fused linear layer (bias along D's rows, GELU, a scale along its columns;
+// beta reading C) on a few-column TN product runs transposed too: C's rows copied in
+// transposed for beta, the epilogue's vectors swapped between rows and columns. One block:
+// bit for bit the explicitly transposed matmul (its bias along columns, its scale along
+// rows); two blocks: against a double reference.
+TEST(TransposedProduct, LtBiasActivationScaleEpilogueRunsTransposed) {
+  using namespace strata::blas::lt;
+  Handle h;
+  const auto tile = test::sgemm_tile(h);
+  const index_t n = tile.mr / 2, k = 300;  // n: a half-height tile of the transposed product
+  const index_t block = index_t(cpu_features().l2_bytes / 2) / (n * 4) / 64 * 64;
+  for (index_t m : {index_t(700), std::max<index_t>(block, 256) + 77}) {
+    std::mt19937 rng(static_cast<unsigned>(m));
+    std::uniform_real_distribution<float> d(-1, 1);
+    std::vector<float> A(size_t(k * m)), B(size_t(k * n)), C(size_t(m * n));
+    std::vector<float> bias(static_cast<size_t>(m)), scale(static_cast<size_t>(n));
+    for (auto* v : {&A, &B, &C, &bias}) for (auto& x : *v) x = d(rng);
+    for (auto& x : scale) x = 0.5f + 0.5f * std::fabs(d(rng));
+    auto layout = [](index_t rows, index_t cols) {
+      MatrixLayout l;
+      l.rows = rows, l.cols = cols, l.ld = rows;
+      return l;
+    };
+    const float alpha = 0.75f, beta = 0.5f;
+    MatmulDesc desc;
+    desc.transa = Op::T;
+    desc.epilogue.bias(bias.data(), Epilogue::Along::rows).activation(Activation::gelu_erf).scale(scale.data(),
+                                                                                                  Epilogue::Along::cols);
+    std::vector<float> D(C.size());
+    matmul(h, desc, &alpha, A.data(), layout(k, m), B.data(), layout(k, n), &beta, C.data(), layout(m, n), D.data(),
+           layout(m, n));
+    if (m == 700) {
+      std::vector<float> Ct(C.size()), Dt(C.size());
+      for (index_t j = 0; j < n; ++j)
+        for (index_t i = 0; i < m; ++i) Ct[size_t(j + i * n)] = C[size_t(i + j * m)];
+      MatmulDesc t;
+      t.transa = Op::T;
+      t.epilogue.bias(bias.data(), Epilogue::Along::cols).activation(Activation::gelu_erf).scale(scale.data(),
+                                                                                               Epilogue::Along::rows);
+      matmul(h, t, &alpha, B.data(), layout(k, n), A.data(), layout(k, m), &beta, Ct.data(), layout(n, m), Dt.data(),
+             layout(n, m));
+      for (index_t j = 0; j < n; ++j)
+        for (index_t i = 0; i < m; ++i) ASSERT_EQ(D[size_t(i + j * m)], Dt[size_t(j + i * n)]) << i << " " << j;
+      continue;
+    }
+    for (index_t j = 0; j < n; ++j)
+      for (index_t i = 0; i < m; ++i) {
+        double s = 0;
+        for (index_t p = 0; p < k; ++p) s += double(A[size_t(p + i * k)]) * double(B[size_t(p + j * k)]);
+        const double pre = alpha * s + beta * double(C[size_t(i + j * m)]) + bias[size_t(i)];
+        const double want = tile::activate(Activation::gelu_erf, pre, 0.0, 0.0) * scale[size_t(j)];
+        ASSERT_NEAR(double(D[size_t(i + j * m)]), want, 2e-4) << "i=" << i << " j=" << j;
+      }
   }
 }

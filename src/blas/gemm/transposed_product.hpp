@@ -19,6 +19,7 @@
 #include "gemm_kernels.hpp"
 #include "strata/core/cpu.hpp"
 #include "strata/core/dtype.hpp"
+#include "strata/tile/epilogue.hpp"
 #include "strata/tile/transpose.hpp"
 #include "strata/tile/workspace.hpp"
 
@@ -29,17 +30,24 @@ namespace strata::blas::detail {
 inline namespace STRATA_KERNEL_ISA {
 
 // Whether c runs better as its transpose on a kernel of `kernel_rows` rows (see above): one
-// product, no epilogue (its rows and columns would swap roles), no triangle, automatic
-// packing, one stored type (u8 x s8 does not commute), op(A)'s rows and op(B)'s columns
+// product, an epilogue of at most 8 steps of bias, activation and scale (transpose_epilogue,
+// below), no triangle, automatic packing, one stored type (u8 x s8 does not commute), op(A)'s rows and op(B)'s columns
 // contiguous, kernel_rows / 2 to 2 x kernel_rows columns (the few-row route's reach) in whole
 // half-height tiles (but f64), at least four times as many rows, and a depth of 1 KB or more
 // (the copy back, m x n values, then stays within a few percent of the product: 4-7% at f32
 // 8192 x 16 x 256, where the direct route is 1.5x slower).
 // value_bytes: the size of the values the kernel multiplies (f32 for bf16 and f16 widened while
 // packing, so that those products take the f32 GEMM's route and bits).
+constexpr std::size_t max_transposed_epilogue = 8;
 template <class T>
 bool transposed_product_pays(const GemmCall<T>& c, int kernel_rows, int64_t value_bytes) {
-  if (c.batch != 1 || c.c_array || c.epilogue_count != 0) return false;
+  if (c.batch != 1 || c.c_array || c.epilogue_count > max_transposed_epilogue) return false;
+  for (std::size_t q = 0; q < c.epilogue_count; ++q) {
+    const tile::EpilogueKind kind = c.epilogue[q].kind;
+    if (kind == tile::EpilogueKind::residual_add || kind == tile::EpilogueKind::aux_store ||
+        kind == tile::EpilogueKind::quantize_store)
+      return false;
+  }
   if (c.triangle != tile::Triangle::none || c.a_triangle != tile::Triangle::none ||
       c.b_triangle != tile::Triangle::none || c.packing != GemmCall<T>::Packing::automatic)
     return false;
@@ -49,10 +57,6 @@ bool transposed_product_pays(const GemmCall<T>& c, int kernel_rows, int64_t valu
   return c.k * value_bytes >= 1024;
 }
 
-// C(i, j) = block(j, i) for i < w, j < n (block: n x w, leading dimension n), plus beta C(i, j)
-// unless beta is 0 (C not read). 8 x 8 floats (4 x 4 doubles) at a time transposed in
-// registers, the ragged edges value by value: value by value throughout, the copy had cost 10%
-// of an f32 8192 x 16 x 256 product.
 template <class T>
 struct TransposedRow;  // one register row of the in-register transposes (members, not
 template <>            // template arguments: those would drop the types' unaligned attribute)
@@ -64,41 +68,56 @@ struct TransposedRow<double> {
   using type = tile::Doubles4;
 };
 
+// dst(j, i) = src(i, j) for i < rows, j < cols (column-major, leading dimensions lds and ldd):
+// 8 x 8 floats (4 x 4 doubles) at a time transposed in registers, the ragged edges value by
+// value (value by value throughout, C's copy back had cost 10% of an f32 8192 x 16 x 256
+// product), down s columns of dst at a time: s store streams, where across all of a row (a
+// page apart for a 1024-row C) each tile's lines had shared one L1 set.
 template <class T>
-void copy_transposed(const T* block, int64_t n, int64_t w, T* c, int64_t ldc, T beta) {
+void transpose_copy(const T* src, int64_t lds, int64_t rows, int64_t cols, T* dst, int64_t ldd) {
   using Row = typename TransposedRow<T>::type;
   constexpr int64_t s = sizeof(Row) / sizeof(T);
-  auto put_rows = [&](int64_t i, int64_t j) {
+  auto tile_at = [&](int64_t i, int64_t j) {  // src rows i.., columns j..
     Row r[s];
-    for (int64_t q = 0; q < s; ++q) r[q] = *reinterpret_cast<const Row*>(block + j + (i + q) * n);
-    auto put = [&](int jj, Row v) {
-      Row* out = reinterpret_cast<Row*>(c + i + (j + jj) * ldc);
-      *out = beta == T(0) ? v : v + beta * *out;
-    };
+    for (int64_t q = 0; q < s; ++q) r[q] = *reinterpret_cast<const Row*>(src + i + (j + q) * lds);
+    auto put = [&](int ii, Row v) { *reinterpret_cast<Row*>(dst + j + (i + ii) * ldd) = v; };
     if constexpr (s == 8) tile::transpose_8x8(r, put);
     else tile::transpose_4x4(r, put);
   };
-  auto put_one = [&](int64_t i, int64_t j) {
-    T& out = c[i + j * ldc];
-    out = beta == T(0) ? block[j + i * n] : block[j + i * n] + beta * out;
-  };
-  // Down s columns of C at a time: s store streams, where across all n columns (a page apart
-  // for a 1024-row C) each tile's lines shared one L1 set.
-  const int64_t wi = w / s * s, nj = n / s * s;
-  for (int64_t j = 0; j < nj; j += s) {
-    for (int64_t i = 0; i < wi; i += s) put_rows(i, j);
+  const int64_t ri = rows / s * s, cj = cols / s * s;
+  for (int64_t i = 0; i < ri; i += s) {
+    for (int64_t j = 0; j < cj; j += s) tile_at(i, j);
     for (int64_t q = 0; q < s; ++q)
-      for (int64_t i = wi; i < w; ++i) put_one(i, j + q);
+      for (int64_t j = cj; j < cols; ++j) dst[j + (i + q) * ldd] = src[i + q + j * lds];
   }
-  for (int64_t j = nj; j < n; ++j)
-    for (int64_t i = 0; i < w; ++i) put_one(i, j);
+  for (int64_t i = ri; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) dst[j + i * ldd] = src[i + j * lds];
+}
+
+// The epilogue of C^T for c's epilogue on C, for C's rows from i0 on: per-row vectors become
+// per-column ones (offset to the block's first row) and per-column ones per-row; the rest act
+// on each value alone. Steps that address a matrix (residual, aux, quantised output) have no
+// transposed form here: transposed_product_pays leaves their products alone.
+template <class T>
+void transpose_epilogue(const GemmCall<T>& c, int64_t i0, tile::EpilogueStep<T>* out) {
+  using K = tile::EpilogueKind;
+  using B = tile::Broadcast;
+  for (std::size_t q = 0; q < c.epilogue_count; ++q) {
+    tile::EpilogueStep<T> e = c.epilogue[q];
+    if (e.kind == K::bias_row) e.kind = K::bias_col, e.vec += i0;
+    else if (e.kind == K::bias_col) e.kind = K::bias_row;
+    else if (e.kind == K::scale && e.broadcast == B::row) e.broadcast = B::col, e.vec += i0;
+    else if (e.kind == K::scale && e.broadcast == B::col) e.broadcast = B::row;
+    out[q] = e;
+  }
 }
 
 // Runs c as C^T = op(B)^T op(A)^T through run (a GemmKernel's run on the same kernel), `rows`
-// of C at a time: each block's C^T (n x rows, half of L2 at most) into this thread's buffer 6,
-// then C's rows from it (C = block^T, or block^T + beta C). Every value of C is the same sum
-// whichever block holds it: block sizes come from the shape only, so the result does not
-// depend on the thread count. Where c.route is given it learns the first block's route.
+// of C at a time: each block's C^T (n x rows, half of L2 at most) in this thread's buffer 6 --
+// C's rows copied in transposed where beta reads them, so that alpha, beta and the epilogue
+// act as on the direct route -- then copied back. Every value of C is the same sum whichever
+// block holds it: block sizes come from the shape only, so the result does not depend on the
+// thread count. Where c.route is given it learns the first block's route.
 template <class T, class Run>
 void run_transposed_product(const GemmCall<T>& c, Run&& run) {
   const int64_t n = c.n;
@@ -106,6 +125,7 @@ void run_transposed_product(const GemmCall<T>& c, Run&& run) {
   const int64_t half_l2 = int64_t(cpu_features().l2_bytes / 2);
   const int64_t rows = std::min(c.m, std::max<int64_t>(256, half_l2 / (n * int64_t(sizeof(T))) / 64 * 64));
   T* block = static_cast<T*>(tile::thread_pack_buffer(6).get(sizeof(T) * std::size_t(n * rows)));
+  tile::EpilogueStep<T> steps[max_transposed_epilogue];
   for (int64_t i0 = 0; i0 < c.m; i0 += rows) {
     const int64_t w = std::min(rows, c.m - i0);
     GemmCall<T> t = c;
@@ -113,11 +133,13 @@ void run_transposed_product(const GemmCall<T>& c, Run&& run) {
     t.a = c.b, t.a_rs = c.b_cs, t.a_cs = c.b_rs, t.a_type = c.b_type;  // op(A')(j, p) = op(B)(p, j)
     t.b = static_cast<const unsigned char*>(c.a) + std::size_t(i0 * c.a_rs) * a_size;
     t.b_rs = c.a_cs, t.b_cs = c.a_rs, t.b_type = c.a_type;  // op(B')(p, i) = op(A)(i0 + i, p)
-    t.beta = T(0), t.c = block, t.ldc = n;
+    t.c = block, t.ldc = n;
+    if (c.beta != T(0)) transpose_copy(c.c + i0, c.ldc, w, n, block, n);
+    if (c.epilogue_count) transpose_epilogue(c, i0, steps), t.epilogue = steps;
     t.route = i0 == 0 ? c.route : nullptr;
     t.quiet = c.quiet || i0 > 0;
     run(t);
-    copy_transposed(block, n, w, c.c + i0, c.ldc, c.beta);
+    transpose_copy(block, n, n, w, c.c + i0, c.ldc);
   }
   if (c.route) c.route->transposed = true;
 }
