@@ -158,3 +158,40 @@ TEST(TransposedProduct, LtBiasActivationScaleEpilogueRunsTransposed) {
       }
   }
 }
+
+// A strided batch of such products runs entry by entry on the same route (entries of 2^18
+// multiply-adds or more): each entry bit for bit its own single call, on 1 and 2 threads, f32
+// and bf16.
+TEST(TransposedProduct, BatchEntriesMatchTheirSingleCalls) {
+  Handle h;
+  const auto tile = test::sgemm_tile(h);
+  const index_t m = 520, n = tile.mr / 2, k = 600, batch = 3, lda = k + 2, ldb = k + 4, ldc = m + 1;
+  const index_t sa = lda * m + 10, sb = ldb * n + 6, sc = ldc * n + 3;
+  ASSERT_TRUE(transposed(test::sgemm_trace(h, Op::T, m, n, k))) << "an entry's shape takes the route";
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> d(-1, 1);
+  std::vector<float> A(size_t(sa * batch)), B(size_t(sb * batch)), C0(size_t(sc * batch));
+  for (auto* v : {&A, &B})
+    for (auto& x : *v) x = bf16(d(rng)).to_float();  // bf16-exact: the same values serve both types
+  std::fill(C0.begin(), C0.end(), 0.5f);  // as expect_near_reference takes C
+  std::vector<bf16> Ah(A.size()), Bh(B.size());
+  for (size_t i = 0; i < A.size(); ++i) Ah[i] = bf16(A[i]);
+  for (size_t i = 0; i < B.size(); ++i) Bh[i] = bf16(B[i]);
+  for (int threads : {1, 2})
+    for (DType t : {DType::f32, DType::bf16}) {
+      h.set_num_threads(threads);
+      const void* a = t == DType::f32 ? static_cast<const void*>(A.data()) : Ah.data();
+      const void* b = t == DType::f32 ? static_cast<const void*>(B.data()) : Bh.data();
+      const std::size_t size = t == DType::f32 ? 4 : 2;
+      std::vector<float> C = C0, single = C0;
+      gemm_strided_batched_ex(h, Op::T, Op::N, m, n, k, 0.5f, a, t, lda, sa, b, t, ldb, sb, 0.25f, C.data(), ldc, sc,
+                              batch);
+      for (index_t e = 0; e < batch; ++e)
+        gemm_ex(h, Op::T, Op::N, m, n, k, 0.5f, static_cast<const char*>(a) + size * std::size_t(e * sa), t, lda,
+                static_cast<const char*>(b) + size * std::size_t(e * sb), t, ldb, 0.25f, single.data() + e * sc, ldc);
+      ASSERT_EQ(0, std::memcmp(C.data(), single.data(), sizeof(float) * C.size()))
+          << dtype_name(t) << " " << threads << " threads";
+      expect_near_reference(A, lda, B, ldb, std::vector<float>(C.begin(), C.begin() + sc), ldc, m, n, k, 0.5, 0.25,
+                            2e-4);
+    }
+}

@@ -106,6 +106,18 @@ bool is_batch(const GemmCall<T>& c) {
   return c.batch != 1 || c.c_array;
 }
 
+// A batch call's first entry as a call of its own (its operands' addresses as the call names
+// them), for the shape rules that take single products; a single product as it is.
+template <class T>
+GemmCall<T> first_entry(const GemmCall<T>& c) {
+  GemmCall<T> e = c;
+  if (c.a_array) e.a = c.a_array[0];
+  if (c.b_array) e.b = c.b_array[0];
+  if (c.c_array) e.c = c.c_array[0];
+  e.batch = 1, e.a_array = nullptr, e.b_array = nullptr, e.c_array = nullptr;
+  return e;
+}
+
 }  // namespace STRATA_KERNEL_ISA
 
 template <class Kernel>
@@ -179,7 +191,16 @@ struct KernelInstance {
   }
 
   static void run(const GemmCall<T>& c) {
-    if (transposed_product_pays(c, Kernel::mr, sizeof(T))) return run_transposed_product(c, run_as_given);
+    if (transposed_product_pays(first_entry(c), Kernel::mr, sizeof(T)) && batch_entries_transpose(c)) {
+      auto transposed = [](const GemmCall<T>& e) { run_transposed_product(e, run_as_given); };
+      if (!is_batch(c)) return transposed(c);
+      // A batch of such products: entry by entry (transposed_product_pays asks for one type).
+      if constexpr (std::is_same_v<T, float>) {
+        if (c.a_type == DType::bf16) return run_batch_as_calls<bf16, bf16>(c, transposed);
+        if (c.a_type == DType::f16) return run_batch_as_calls<f16, f16>(c, transposed);
+      }
+      return run_batch_as_calls<T, T>(c, transposed);
+    }
     run_as_given(c);
   }
 
@@ -377,9 +398,13 @@ struct Bf16KernelInstance {
   // Requires a_type == b_type == bf16 and m, n, k > 0 (gemm_ex checks and returns early).
   static void run(const GemmCall<float>& c) {
     using Hold = typename ThreadStateOf<Kernel>::type;
-    if (is_batch(c)) return run_batch_as_calls<bf16, bf16, Hold>(c, run_one);
-    // Few columns as the transposed few-row product (transposed_product.hpp), where that one
-    // reads the many-row operand's pairs in place.
+    if (is_batch(c)) return run_batch_as_calls<bf16, bf16, Hold>(c, batch_entries_transpose(c) ? run_entry : run_one);
+    run_entry(c);
+  }
+
+  // Few columns as the transposed few-row product (transposed_product.hpp), where that one
+  // reads the many-row operand's pairs in place.
+  static void run_entry(const GemmCall<float>& c) {
     if constexpr (!std::is_void_v<InPlace>) {
       const tile::MatrixView<bf16> rows_as_b{static_cast<const bf16*>(c.a), c.a_rs, c.a_cs};
       if (transposed_product_pays(c, Kernel::mr, 2) && c.n <= blocks().mc && InPlace::B::fits(rows_as_b, c.k))
