@@ -129,8 +129,9 @@ TEST(TransposedProduct, LtBiasActivationScaleEpilogueRunsTransposed) {
     const float alpha = 0.75f, beta = 0.5f;
     MatmulDesc desc;
     desc.transa = Op::T;
-    desc.epilogue.bias(bias.data(), Epilogue::Along::rows).activation(Activation::gelu_erf).scale(scale.data(),
-                                                                                                  Epilogue::Along::cols);
+    desc.epilogue.bias(bias.data(), Epilogue::Along::rows)
+        .activation(Activation::gelu_erf)
+        .scale(scale.data(), Epilogue::Along::cols);
     std::vector<float> D(C.size());
     matmul(h, desc, &alpha, A.data(), layout(k, m), B.data(), layout(k, n), &beta, C.data(), layout(m, n), D.data(),
            layout(m, n));
@@ -140,8 +141,9 @@ TEST(TransposedProduct, LtBiasActivationScaleEpilogueRunsTransposed) {
         for (index_t i = 0; i < m; ++i) Ct[size_t(j + i * n)] = C[size_t(i + j * m)];
       MatmulDesc t;
       t.transa = Op::T;
-      t.epilogue.bias(bias.data(), Epilogue::Along::cols).activation(Activation::gelu_erf).scale(scale.data(),
-                                                                                               Epilogue::Along::rows);
+      t.epilogue.bias(bias.data(), Epilogue::Along::cols)
+          .activation(Activation::gelu_erf)
+          .scale(scale.data(), Epilogue::Along::rows);
       matmul(h, t, &alpha, B.data(), layout(k, n), A.data(), layout(k, m), &beta, Ct.data(), layout(n, m), Dt.data(),
              layout(n, m));
       for (index_t j = 0; j < n; ++j)

@@ -4,10 +4,10 @@
 // read where it lies, its columns being the original rows -- instead of a transposing pack of
 // all of op(A) that each value then pays for over a few columns. C^T is written to a buffer, a
 // block of rows at a time, and copied back transposed.
-// In-process against the direct route, 1 thread (Zen 4): f32 4096 x 16 x 4096 1.56x, 4096 x 32
-// x 4096 1.54x, 4096 x 64 x 4096 1.28x, 8192 x 16 x 256 1.52x, 512 x 16 x 512 1.41x, 64 x 16 x 256
-// 1.26x; f64 8192 x 16 x 256 1.71x, 4096 x 12 x 1024 1.45x, 32 x 8 x 128 1.32x; bf16 4096 x 16 x
-// 4096 1.59x, 1024 x 16 x 1024 1.38x, 512 x 16 x 512 1.04x. Where it loses, it is not taken: f32
+// In-process against the direct route, 1 thread (Zen 4): f32 4096 x 16 x 4096 1.43x, 4096 x 32
+// x 4096 1.46x, 4096 x 64 x 4096 1.24x, 8192 x 16 x 256 1.47x, 512 x 16 x 512 1.40x, 64 x 16 x 256
+// 1.25x; f64 4096 x 16 x 4096 1.72x, 8192 x 16 x 256 1.72x, 32 x 8 x 128 1.32x; bf16 4096 x 16 x
+// 4096 1.59x, 1024 x 16 x 1024 1.40x, 512 x 16 x 512 1.04x. Where it loses, it is not taken: f32
 // and bf16 columns that leave part of a half-height tile empty (f32 2048 x 24 x 1024 0.93x, 2048
 // x 40 x 1024 0.91x; f64's ragged counts still gain, its transposing pack moving twice the bytes
 // a multiply), columns below half a kernel's rows (f32 1024 x 8 x 1024 0.73x: 8 of a 32-row
@@ -31,11 +31,11 @@ inline namespace STRATA_KERNEL_ISA {
 
 // Whether c runs better as its transpose on a kernel of `kernel_rows` rows (see above): one
 // product, an epilogue of at most 8 steps of bias, activation and scale (transpose_epilogue,
-// below), no triangle, automatic packing, one stored type (u8 x s8 does not commute), op(A)'s rows and op(B)'s columns
-// contiguous, kernel_rows / 2 to 2 x kernel_rows columns (the few-row route's reach) in whole
-// half-height tiles (but f64), at least four times as many rows, and a depth of 1 KB or more
-// (the copy back, m x n values, then stays within a few percent of the product: 4-7% at f32
-// 8192 x 16 x 256, where the direct route is 1.5x slower).
+// below), no triangle, automatic packing, one stored type (u8 x s8 does not commute), op(A)'s
+// rows and op(B)'s columns contiguous, kernel_rows / 2 to 2 x kernel_rows columns (the few-row
+// route's reach) in whole half-height tiles (but f64), at least four times as many rows, and a
+// depth of 1 KB or more (the copy back, m x n values, then stays within a few percent of the
+// product: 4-7% at f32 8192 x 16 x 256, where the direct route is 1.5x slower).
 // value_bytes: the size of the values the kernel multiplies (f32 for bf16 and f16 widened while
 // packing, so that those products take the f32 GEMM's route and bits).
 constexpr std::size_t max_transposed_epilogue = 8;
