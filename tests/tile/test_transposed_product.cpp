@@ -135,6 +135,17 @@ TEST(TransposedProduct, LtBiasActivationScaleEpilogueRunsTransposed) {
     std::vector<float> D(C.size());
     matmul(h, desc, &alpha, A.data(), layout(k, m), B.data(), layout(k, n), &beta, C.data(), layout(m, n), D.data(),
            layout(m, n));
+    // The engine's own policy (tiled_auto) says so in its reason; not for the NN product.
+    for (Op ta : {Op::T, Op::N}) {
+      MatmulDesc q = desc;
+      q.transa = ta;
+      const auto algos = heuristics(h, q, ta == Op::T ? layout(k, m) : layout(m, k), layout(k, n), layout(m, n),
+                                    layout(m, n), {}, 8);
+      const auto it =
+          std::find_if(algos.begin(), algos.end(), [](const Algorithm& x) { return x.id == AlgoId::tiled_auto; });
+      ASSERT_NE(it, algos.end());
+      EXPECT_EQ(it->reason.find("few columns of a TN product") != std::string::npos, ta == Op::T) << it->reason;
+    }
     if (m == 700) {
       std::vector<float> Ct(C.size()), Dt(C.size());
       for (index_t j = 0; j < n; ++j)

@@ -322,4 +322,10 @@ template void gemm_dispatch<c64>(const Handle&, Op, Op, index_t, index_t, index_
 template void gemm_dispatch<c128>(const Handle&, Op, Op, index_t, index_t, index_t, c128, const c128*, index_t,
                                   const c128*, index_t, c128, c128*, index_t);
 
+bool few_columns_transpose(int64_t m, int64_t n, int64_t k, int kernel_rows, int64_t value_bytes) {
+  if (n < kernel_rows / 2 || n > 2 * kernel_rows || m < 4 * n) return false;
+  if (n % (kernel_rows / 2) != 0 && value_bytes < 8) return false;
+  return k * value_bytes >= 1024;
+}
+
 }  // namespace strata::blas::detail

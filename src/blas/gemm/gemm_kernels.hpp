@@ -68,6 +68,12 @@ GemmCall<T> make_gemm_call(int64_t m, int64_t n, int64_t k, T alpha, const void*
   return call;
 }
 
+// The shape part of the few-column TN rule (transposed_product.hpp): n from half to twice the
+// kernel's rows, in whole half-height tiles unless the values are 8 bytes, m >= 4n, a depth of
+// 1 KB or more. Out of line in a baseline build: the ISA builds' rule and the Lt's reasons
+// (lt.cpp) share it.
+bool few_columns_transpose(int64_t m, int64_t n, int64_t k, int kernel_rows, int64_t value_bytes);
+
 struct GemmKernelInfo {
   const char* name;  // e.g. "avx2 f32 16x6"
   int mr, nr;

@@ -52,9 +52,7 @@ bool transposed_product_pays(const GemmCall<T>& c, int kernel_rows, int64_t valu
       c.b_triangle != tile::Triangle::none || c.packing != GemmCall<T>::Packing::automatic)
     return false;
   if (c.a_type != c.b_type || c.a_cs != 1 || c.b_rs != 1 || c.a_rs == 1 || c.alpha == T(0)) return false;
-  if (c.n < kernel_rows / 2 || c.n > 2 * kernel_rows || c.m < 4 * c.n) return false;
-  if (c.n % (kernel_rows / 2) != 0 && value_bytes < 8) return false;
-  return c.k * value_bytes >= 1024;
+  return few_columns_transpose(c.m, c.n, c.k, kernel_rows, value_bytes);
 }
 
 // Whether a batch's entries (c.batch of them) are large enough to run transposed one call at

@@ -138,6 +138,19 @@ Shape validate(const MatmulDesc& desc, const MatrixLayout& a, const MatrixLayout
 
 // ---- Heuristics ----------------------------------------------------------------------------
 
+// op(X) of a stored matrix as a strided view (strides in elements of its stored type).
+struct View {
+  const void* p;
+  index_t rs, cs;
+};
+
+View op_view(const void* p, const MatrixLayout& l, Op op) {
+  View v{p, l.order == Order::col_major ? 1 : l.ld, l.order == Order::col_major ? l.ld : 1};
+  if (op != Op::N) std::swap(v.rs, v.cs);  // real types: C is T
+  return v;
+}
+
+
 template <class T>
 GemmKernelInfo kernel_info(const Handle& h) {
   return detail::gemm_kernels<T>().select(h.isa()).info();
@@ -163,14 +176,32 @@ std::vector<Algorithm> rank(const Handle& h, const MatmulDesc& desc, const Matri
     scored.push_back({score, Algorithm{id, name, ws, std::move(why)}});
   };
   const std::string kern = cat("kernel ", ki.name, " (", ki.mr, "x", ki.nr, ")");
+  // Few columns of a TN product (column-major terms: a row-major D is D^T) with an epilogue of
+  // bias, activation and scale run as their transpose (blas's transposed_product.hpp).
+  View va = op_view(nullptr, a, desc.transa), vb = op_view(nullptr, b, desc.transb);
+  index_t cm = s.m, cn = s.n;
+  if (d.order == Order::row_major) {
+    std::swap(va, vb), std::swap(cm, cn);
+    std::swap(va.rs, va.cs), std::swap(vb.rs, vb.cs);
+  }
+  bool pointwise_epilogue = true;
+  for (const auto& p : desc.epilogue.pieces())
+    pointwise_epilogue &= p.kind != Epilogue::Piece::Kind::residual && p.kind != Epilogue::Piece::Kind::aux;
+  const bool transposed = a.type == b.type && !narrow && pointwise_epilogue && va.cs == 1 && vb.rs == 1 && va.rs != 1 &&
+                          (!native_bf16 || (va.rs % 2 == 0 && s.k % 2 == 0)) &&
+                          detail::few_columns_transpose(cm, cn, s.k, ki.mr,
+                                                        native_bf16 ? 2 : int64_t(dtype_size(desc.compute)));
+  const std::string few_columns =
+      transposed ? "; few columns of a TN product: run as C^T = op(B)^T op(A)^T, whose few rows read op(A) in place"
+                 : "";
   add(1.5, AlgoId::tiled_auto, "tiled_auto", narrow ? tile_bytes : 0,
       !in_place_ok
           ? cat(dtype_name(a.type), " inputs: ",
                 native_bf16 ? "the native kernel's packed panels (gemm_ex's), " : "converted exactly to f32 while packed, ",
-                kern)
+                kern, few_columns)
           : cat("general shape: the engine's own operand policy, as gemm uses (B read in place while at most three "
                 "row blocks of A read it or it fits L1, A in place when small with close columns, else packed into "
-                "MCxKC / KCxNC cache blocks), ", kern));
+                "MCxKC / KCxNC cache blocks), ", kern, few_columns));
   add(1.0, AlgoId::tiled_pack_both, "tiled_pack_both", narrow ? tile_bytes : 0,
       cat("pack A and B into MCxKC / KCxNC cache blocks whatever the shape, ", kern));
   if (in_place_ok) {
@@ -231,18 +262,6 @@ std::vector<Algorithm> rank(const Handle& h, const MatmulDesc& desc, const Matri
 }
 
 // ---- Execution -----------------------------------------------------------------------------
-
-// op(X) of a stored matrix as a strided view (strides in elements of its stored type).
-struct View {
-  const void* p;
-  index_t rs, cs;
-};
-
-View op_view(const void* p, const MatrixLayout& l, Op op) {
-  View v{p, l.order == Order::col_major ? 1 : l.ld, l.order == Order::col_major ? l.ld : 1};
-  if (op != Op::N) std::swap(v.rs, v.cs);  // real types: C is T
-  return v;
-}
 
 // Matrix `item` of a batch described by `l` (batch count 1: the one matrix, broadcast).
 const void* batch_item(const void* base, const MatrixLayout& l, index_t item) {
