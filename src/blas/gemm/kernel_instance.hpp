@@ -107,7 +107,7 @@ bool is_batch(const GemmCall<T>& c) {
 }
 
 // A batch call's first entry as a call of its own (its operands' addresses as the call names
-// them), for the shape rules that take single products; a single product as it is.
+// them), for the shape rules that take single products.
 template <class T>
 GemmCall<T> first_entry(const GemmCall<T>& c) {
   GemmCall<T> e = c;
@@ -191,9 +191,11 @@ struct KernelInstance {
   }
 
   static void run(const GemmCall<T>& c) {
-    if (transposed_product_pays(first_entry(c), Kernel::mr, sizeof(T)) && batch_entries_transpose(c)) {
+    const bool batch = is_batch(c);
+    if (batch ? batch_entries_transpose(c) && transposed_product_pays(first_entry(c), Kernel::mr, sizeof(T))
+              : transposed_product_pays(c, Kernel::mr, sizeof(T))) {
       auto transposed = [](const GemmCall<T>& e) { run_transposed_product(e, run_as_given); };
-      if (!is_batch(c)) return transposed(c);
+      if (!batch) return transposed(c);
       // A batch of such products: entry by entry (transposed_product_pays asks for one type).
       if constexpr (std::is_same_v<T, float>) {
         if (c.a_type == DType::bf16) return run_batch_as_calls<bf16, bf16>(c, transposed);

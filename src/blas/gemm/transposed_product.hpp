@@ -61,7 +61,7 @@ bool transposed_product_pays(const GemmCall<T>& c, int kernel_rows, int64_t valu
 // f32 64 x 16 x 256 x 1000 1.11x, 128 x 16 x 256 1.22x, 4096 x 16 x 1024 x 8 1.77x).
 template <class T>
 bool batch_entries_transpose(const GemmCall<T>& c) {
-  return c.batch == 1 && !c.c_array ? true : c.m * c.n * c.k >= (int64_t(1) << 18);
+  return (c.batch == 1 && !c.c_array) || c.m * c.n * c.k >= (int64_t(1) << 18);
 }
 
 template <class T>
