@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "../gemm/gemm_kernels.hpp"
 #include "strata/tile/dot_gemm.hpp"
@@ -150,6 +151,14 @@ View op_view(const void* p, const MatrixLayout& l, Op op) {
   return v;
 }
 
+// The engine's op(A) and op(B), column-major: a row-major D is the column-major D^T = op(B)^T
+// op(A)^T, so the operands swap and each view transposes.
+std::pair<View, View> engine_views(const void* A, const MatrixLayout& a, Op transa, const void* B,
+                                   const MatrixLayout& b, Op transb, Order d_order) {
+  const View va = op_view(A, a, transa), vb = op_view(B, b, transb);
+  if (d_order == Order::col_major) return {va, vb};
+  return {View{vb.p, vb.cs, vb.rs}, View{va.p, va.cs, va.rs}};
+}
 
 template <class T>
 GemmKernelInfo kernel_info(const Handle& h) {
@@ -178,12 +187,8 @@ std::vector<Algorithm> rank(const Handle& h, const MatmulDesc& desc, const Matri
   const std::string kern = cat("kernel ", ki.name, " (", ki.mr, "x", ki.nr, ")");
   // Few columns of a TN product (column-major terms: a row-major D is D^T) with an epilogue of
   // bias, activation and scale run as their transpose (blas's transposed_product.hpp).
-  View va = op_view(nullptr, a, desc.transa), vb = op_view(nullptr, b, desc.transb);
-  index_t cm = s.m, cn = s.n;
-  if (d.order == Order::row_major) {
-    std::swap(va, vb), std::swap(cm, cn);
-    std::swap(va.rs, va.cs), std::swap(vb.rs, vb.cs);
-  }
+  const auto [va, vb] = engine_views(nullptr, a, desc.transa, nullptr, b, desc.transb, d.order);
+  const index_t cm = d.order == Order::row_major ? s.n : s.m, cn = d.order == Order::row_major ? s.m : s.n;
   bool pointwise_epilogue = true;
   for (const auto& p : desc.epilogue.pieces())
     pointwise_epilogue &= p.kind != Epilogue::Piece::Kind::residual && p.kind != Epilogue::Piece::Kind::aux;
@@ -297,11 +302,8 @@ void run_typed(const Handle& h, const MatmulDesc& desc, T alpha, const void* A, 
   auto run_item = [&](index_t item, int item_threads, T* scratch) {
     const T* Ci = static_cast<const T*>(batch_item(C, c, item));
     const index_t d_off = item * d.batch_stride;
-    View va = op_view(batch_item(A, a, item), a, desc.transa), vb = op_view(batch_item(B, b, item), b, desc.transb);
-    if (row_major) {
-      View ta{vb.p, vb.cs, vb.rs}, tb{va.p, va.cs, va.rs};
-      va = ta, vb = tb;
-    }
+    const auto [va, vb] =
+        engine_views(batch_item(A, a, item), a, desc.transa, batch_item(B, b, item), b, desc.transb, d.order);
     // Target tile storage: D itself, or f32 scratch when D is narrow.
     T* out = narrow ? scratch : static_cast<T*>(D) + d_off;
     const index_t ldo = narrow ? m : d.ld;
