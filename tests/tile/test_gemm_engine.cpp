@@ -9,6 +9,7 @@
 #include "support/gemm_trace.hpp"
 #include "support/isas.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -381,20 +382,38 @@ TEST(GemmEngine, InPlaceColumnsOverflowAnL1SetOnPageStrides) {
   EXPECT_TRUE(tile::columns_overflow_l1_set(8 * kb, 16, 48 * kb, 12, 64));
 }
 
-// Above 4 MR rows the engine packs B exactly where this machine's L1 cannot hold the kernel's
-// NR in-place columns (ldb 1024 floats: 4 KB apart), and reads B in place otherwise (ldb
-// 1000): one A block of rows, contiguous columns. The trace names the kernel's tile and B's way.
-TEST(GemmEngine, BIsPackedWhereItsColumnsOverflowAnL1Set) {
+// Above 4 MR rows, where this machine's L1 cannot hold the kernel's NR in-place columns (ldb
+// 1024 floats: 4 KB apart on Zen 4's 8-way L1), the engine reads B as in place through a copy
+// of each column panel, and straight from B otherwise (ldb 1032). The trace says which; the copy
+// gives the bits of the direct read (the same blocks, values and order: B's columns moved 32
+// bytes apart), and both match the reference, 1 and 2 threads.
+TEST(GemmEngine, BPanelsAreCopiedWhereTheirColumnsOverflowAnL1Set) {
   Handle h;
   h.set_num_threads(1);
   const auto [mr, nr] = test::sgemm_tile(h);
-  for (index_t k : {1000, 1024}) {
-    const std::string t = test::sgemm_trace(h, Op::N, 8 * mr, 256, k);
-    const bool packed = !tile::in_place_columns_fit_l1(k * index_t(sizeof(float)), nr);
-    EXPECT_NE(t.find(packed ? "B=packed" : "B=in-place"), std::string::npos) << t;
-    if (k == 1000) {
-      EXPECT_NE(t.find("B=in-place"), std::string::npos) << t;
-    }
+  const index_t m = 8 * mr, n = 3 * nr + 5, k = 1024;
+  const bool copied = !tile::in_place_columns_fit_l1(k * index_t(sizeof(float)), nr);
+  const std::string t = test::sgemm_trace(h, Op::N, m, 256, k);
+  EXPECT_NE(t.find(copied ? "B=in-place (panels copied" : "B=in-place"), std::string::npos) << t;
+  EXPECT_EQ(t.find("B=packed"), std::string::npos) << t;
+  EXPECT_EQ(test::sgemm_trace(h, Op::N, m, 256, 1000).find("panels copied"), std::string::npos);
+  std::mt19937 rng(7);
+  std::vector<float> A(size_t(m * k)), op_b(size_t(k * n));
+  for (auto& v : A) v = random_value<float>(rng);
+  for (auto& v : op_b) v = random_value<float>(rng);
+  std::vector<float> out[2];
+  for (int spread = 0; spread < 2; ++spread) {
+    const index_t ldb = k + (spread ? 8 : 0);
+    std::vector<float> B(size_t(ldb * n), 0.0f);
+    for (index_t j = 0; j < n; ++j) std::copy_n(&op_b[size_t(j * k)], k, &B[size_t(j * ldb)]);
+    out[spread].assign(size_t(m * n), 0.0f);
+    gemm<float>(h, Op::N, Op::N, m, n, k, 1.0f, A.data(), m, B.data(), ldb, 0.0f, out[spread].data(), m);
+  }
+  EXPECT_EQ(0, std::memcmp(out[0].data(), out[1].data(), out[0].size() * sizeof(float)));
+  for (int threads : {1, 2}) {
+    check_gemm<float>(Op::N, Op::N, m, n, k, 1.0f, 0.5f, threads, h.isa(), 0);
+    check_gemm<float>(Op::T, Op::N, m, n, k, -1.0f, 1.0f, threads, h.isa(), 0);
+    check_gemm<double>(Op::N, Op::N, m, n, k, 1.0, 0.0, threads, h.isa(), 0);
   }
 }
 

@@ -94,11 +94,16 @@ inline int64_t streamed_b_blocks() {
 //   cores, whose L3 feeds a streamed B's lines more slowly, one block: on an Emerald Rapids
 //   VM, in-process against four, f32 NN 1024^3 1.15x, 2048^3 1.20x, TN 1024^3 1.12x, while
 //   256^3-512^3 (one block either way) lost 4-6% when packed (streamed_b_blocks).
-//   Nor above 4 MR rows where B's columns overflow an L1 set (in_place_columns_fit_l1): on
-//   Zen 4 (32 KB, 8-way L1), in-process against streaming, 1 thread, f32 NN and TN 1024^3
-//   1.04x, 2048^3 1.05x, 512 x 1024 x 1024 1.04-1.05x, 256 x 1024 x 1024 1.01-1.04x, but
-//   128 x 2048 x 2048 0.94-0.95x (few rows to share the pack); 1x1 convolutions on 1024 and
-//   2048 channels (prepared filter as A) 1.03-1.10x; strides off 4 KB (1500^3) unchanged.
+//   Above 4 MR rows where B's columns overflow an L1 set (in_place_columns_fit_l1: ldb a
+//   multiple of 4 KB on Zen 4's 32 KB 8-way L1), each column panel is copied just before its
+//   tiles (PackPolicy::copy_b_panels): read in place there, the columns evicted each other
+//   (packing had beaten that by 1.04-1.05x at 1024^3-2048^3), while packing B whole, its
+//   blocks sized for a packed B, left the kernel at 90% of the peak at 2048^3 where ldb 2064
+//   streamed at 95%. In-process against packing, 1 thread, Zen 4: f32 NN 2048^3 1.04-1.07x,
+//   1024^3 1.02-1.04x, 4096^3 0.99-1.01x, 128 x 2048 x 2048 1.05x, 256 x 1024 x 1024 1.05x,
+//   512 x 2048 x 2048 1.05x, 2048 x 2048 x 512 1.01x, TN 1024^3-2048^3 1.02-1.03x; 2 threads
+//   1.00-1.02x; f64 1.00-1.01x; the 1x1 convolutions on 1024 and 2048 channels (prepared
+//   filter as A) 0.97-1.06x, 1.02x summed.
 // * A is streamed (unit row stride only) when one column panel uses it (N <= NR) or when it is
 //   that small and its columns lie close together, or when few rows and columns meet a long
 //   depth: A's packing, m x k values, then serves only N / NR column panels (up to 4 MR rows and
@@ -115,9 +120,9 @@ PackPolicy choose_pack_policy(const GemmArgs<T, TA, TB>& g, const BlockSizes& bs
   const bool small_b = g.k * g.n * int64_t(sizeof(T)) <= l1_floor_bytes;
   const bool small_a = g.m * g.k * int64_t(sizeof(T)) <= l1_floor_bytes && g.a.cs <= 2 * g.m + 16;
   const bool b_fits_l1 = g.m <= 4 * Kernel::mr || in_place_columns_fit_l1(g.b.cs * int64_t(sizeof(TB)), Kernel::nr);
-  const bool few_a_blocks_read_b =
-      g.b.rs == 1 && g.m <= streamed_b_blocks() * a_block_rows<Kernel>(g.k, bs) && b_fits_l1;
+  const bool few_a_blocks_read_b = g.b.rs == 1 && g.m <= streamed_b_blocks() * a_block_rows<Kernel>(g.k, bs);
   p.pack_b = g.m > 2 * Kernel::mr && !small_b && !few_a_blocks_read_b;
+  p.copy_b_panels = !p.pack_b && !b_fits_l1;
   const bool few_rows_and_columns = g.m <= 4 * Kernel::mr && g.n <= 8 * Kernel::nr && g.a.cs <= 2 * g.m + 16;
   p.pack_a = !((g.n <= Kernel::nr || small_a || few_rows_and_columns) && g.a.rs == 1);
   return p;
@@ -291,6 +296,7 @@ void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, co
               blocks.nc};
     if (balanced) route->split_n = part.split_n, route->second_part_at = borders[1];
     route->b_in_place = Loop::reads_b_in_place(policy);
+    route->b_copied = route->b_in_place && policy.copy_b_panels;
   }
 }
 

@@ -25,6 +25,10 @@ STRATA_TILE_NS_BEGIN
 struct PackPolicy {
   bool pack_a = true;  // false: read op(A) in place (needs unit row stride)
   bool pack_b = true;  // false: read op(B) in place (any strides)
+  // With pack_b false, B's columns a stride apart that shares one L1 set (in_place_columns_
+  // fit_l1): each column panel copied just before its tiles, column by column, kc + 16 values
+  // apart, and read from there as in place (the same values in the same order: the same bits).
+  bool copy_b_panels = false;
   // A prepacked A walked tile-stationary over every column panel of a block (Mainloop::
   // a_stationary), its k blocks sized to stay in L1 while B's panels stream past from L2
   // (streaming_blocks, gemm.hpp). Ignored for an A packed per call.
@@ -219,6 +223,20 @@ struct Mainloop {
                   return {wide, 1, kc};
                 } else {
                   bt = {b.v.data + (jc + jr) * b.v.rs + pc / b_depth_per_value * b.v.cs, b.v.cs, b.v.rs};
+                  // Columns sharing an L1 set: copied, each a run the hardware prefetcher
+                  // follows, 16 values further apart than their depth (the copies spread over
+                  // sets); the next panel is still fetched from B itself.
+                  if constexpr (b_depth_per_value == 1) {
+                    if (policy.copy_b_panels && b.v.cs == 1) {
+                      const int64_t ld = kc + 16;
+                      T* copy = static_cast<T*>(thread_pack_buffer(1).get(sizeof(T) * std::size_t(NR * ld)));
+                      for (int64_t j = 0; j < nr; ++j) std::copy_n(bt.data + j * b.v.rs, kc, copy + j * ld);
+                      BPanel copied{copy, 1, ld};
+                      if (fetch_b && nr == NR && jr + 2 * NR <= nc)
+                        copied.next = bt.data + NR * b.v.rs, copied.next_js = b.v.rs;
+                      return copied;
+                    }
+                  }
                   // Streaming B is latency-bound: the next panel is fetched while this one
                   // computes (by run_column, below).
                   if (fetch_b && bt.ps == 1 && nr == NR && jr + 2 * NR <= nc) bt.next = bt.data + NR * bt.js;
@@ -306,7 +324,7 @@ struct Mainloop {
                 if (first_ir == 0)
                   Kernel::run_column(full, b1 - b0, a0 + b0 * MR, a_panel, bt + b0 * b_ps, b_ps, b_js,
                                      c + ic + (jc + jr) * ldc, ldc, alpha, beta_step, fetch,
-                                     bpanel.next ? bpanel.next + b0 : nullptr);
+                                     bpanel.next ? bpanel.next + b0 : nullptr, 0, bpanel.next_js);
                 first_ir = full * MR;
               }
               if constexpr (requires { typename Kernel::HalfRows; })
@@ -401,6 +419,7 @@ struct Mainloop {
     const T* data;
     int64_t ps, js;
     const T* next = nullptr;
+    int64_t next_js = 0;  // the next panel's column stride, where it differs from js
   };
 
   // A prepacked A (a prepared filter, Winograd's transformed one) against a block of at most

@@ -43,6 +43,7 @@ struct GemmRoute {
   bool split_n = true;
   int64_t second_part_at = 0;  // 0: equal parts, or one
   bool b_in_place = false;      // the tiled path read op(B) in place (else packed, or prepacked)
+  bool b_copied = false;        // ... through a copy of each column panel (PackPolicy::copy_b_panels)
   bool transposed = false;      // run as C^T = op(B)^T op(A)^T (blas's few-column TN products)
 };
 

@@ -419,9 +419,10 @@ struct MicroKernel {
   [[gnu::noinline]] static void run_column(int64_t tiles, int64_t kc, const T* __restrict a, int64_t a_panel,
                                            const T* __restrict b, int64_t b_ps, int64_t b_js, T* __restrict c,
                                            int64_t ldc, T alpha, T beta, const T* fetch_after = nullptr,
-                                           const T* fetch_b = nullptr, int64_t fetch_line_bytes = 0) {
+                                           const T* fetch_b = nullptr, int64_t fetch_line_bytes = 0,
+                                           int64_t fetch_b_js = 0) {
     auto each = [&]<int BPS, int BJS, bool FetchA, bool FetchB, int Lines = 0>() __attribute__((always_inline)) {
-      PanelFetch panel(fetch_b, b_js, kc);  // over all the tiles, from where the last left off
+      PanelFetch panel(fetch_b, fetch_b_js ? fetch_b_js : b_js, kc);  // over all the tiles, from where the last left off
       column_tiles(tiles, c, ldc, alpha, beta, [&](int64_t t, V (&acc)[NR][NV]) __attribute__((always_inline)) {
         const T* at = a + t * a_panel;
         SliceFetch slice{t + 1 < tiles ? at + a_panel : fetch_after, mr};

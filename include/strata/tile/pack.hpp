@@ -255,12 +255,10 @@ void pack_panels(int64_t len, int64_t kc, const MatrixView<S>& x, T* __restrict 
           for (int64_t p = 0; p < next_n; ++p) __builtin_prefetch(next + p * x.cs);
         T* d = dst + r * W * kc + p0 * W;
         const int64_t w = std::min<int64_t>(W, len - r * W);
-        if (w == W) {
-#pragma GCC unroll 1
+        if (w == W)
           for (int64_t p = 0; p < pn; ++p) pack_row<W>(src + p * x.cs, d + p * W, W);
-        } else {
+        else
           pack_partial_rows<W>(src, x.cs, d, w, pn);
-        }
       }
     }
     return;

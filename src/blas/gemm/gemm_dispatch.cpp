@@ -37,7 +37,9 @@ std::string route_text(const tile::GemmRoute& r, const GemmKernelInfo& info) {
   return cat("path=tiled blocks mc=", own ? r.mc : info.mc, " kc=", own ? r.kc : info.kc, " nc=", own ? r.nc : info.nc,
              " parts=", r.parts, r.one_block_parts ? " (each part one block)" : "",
              r.second_part_at ? cat(" (part 1 from ", r.split_n ? "column " : "row ", r.second_part_at, ")") : "",
-             r.b_in_place ? " B=in-place" : " B=packed",
+             r.b_copied ? " B=in-place (panels copied: columns sharing an L1 set)"
+             : r.b_in_place ? " B=in-place"
+                            : " B=packed",
              r.transposed ? " (as C^T = op(B)^T op(A)^T: few columns become few rows, op(A) read in place)" : "");
 }
 
