@@ -262,11 +262,15 @@ TEST(ConvPrepared, PointwiseLayersWalkedTileStationary) {
 }
 
 // 1024 input channels put the pixels 4 KB apart: where a tile's columns overflow an L1 set
-// (Zen 4) and the 655 KB filter outgrows half of L2, the prepared filter meets pixels the policy
-// packs, and 2 threads split the 100 pixels (tile::PartPacks::b_only); elsewhere the walks
-// above. The same checks: reference, prepared = unprepared, 2 threads = 1, bitwise.
-TEST(ConvPrepared, PointwiseLayerOverPackedPixels) {
-  expect_pointwise_walk({"1x1_packed_pixels", 1, 1024, 160, 1, {10, 10}, {1, 1}, {0, 0}, {1, 1}, {1, 1}});
+// (Zen 4) and the 655 KB filter outgrows half of L2, the prepared filter meets pixels read
+// through a copy of each column panel (tile::PackPolicy::copy_b_panels); elsewhere the walks
+// above. 100 pixels go down the columns panel by panel; 49 (res5's 7 x 7) make a block of five
+// panels the prepared filter walks tile-stationary, holding all five copies at once (each its
+// own room: in one, every panel would read the last one's pixels). The same checks: reference,
+// prepared = unprepared, 2 threads = 1, bitwise.
+TEST(ConvPrepared, PointwiseLayerOverCopiedPixelPanels) {
+  expect_pointwise_walk({"1x1_copied_pixels", 1, 1024, 160, 1, {10, 10}, {1, 1}, {0, 0}, {1, 1}, {1, 1}});
+  expect_pointwise_walk({"1x1_copied_pixels_7x7", 1, 1024, 160, 1, {7, 7}, {1, 1}, {0, 0}, {1, 1}, {1, 1}});
 }
 
 TEST(ConvPrepared, OnePreparationServesOtherBatchAndImageSizes) {

@@ -196,6 +196,22 @@ struct Mainloop {
               if (!ragged_in_place && !half) a.template pack<MR>(ic + ragged_ir, mc - ragged_ir, pc, kc, ap);
             }
           }
+          // A prepacked A over a block of few column panels is walked tile-stationary
+          // (a_stationary, below), which holds all the block's B panels at once.
+          bool stationary_walk = false;
+          if constexpr (a_prepacked) {
+            const int64_t most_panels = policy.stationary_a ? stationary_block_panels : a_stationary_panels;
+            stationary_walk = tri == Triangle::none && !cut_depth && nc <= most_panels * NR && mc > MR;
+          }
+          // Room in buffer 1 for a column panel made per call (copied, widened or a packed edge),
+          // NR columns of up to kc + 16 values: one for all panels, or one per panel where the
+          // walk holds them all at once. The same size for every panel of the block, so the
+          // buffer is not reallocated under a panel still held.
+          auto panel_room = [&](int64_t jr) {
+            const int64_t per_panel = NR * (kc + 16), slots = stationary_walk ? (nc + NR - 1) / NR : 1;
+            T* room = static_cast<T*>(thread_pack_buffer(1).get(sizeof(T) * std::size_t(slots * per_panel)));
+            return room + (stationary_walk ? jr / NR : 0) * per_panel;
+          };
           // B operand of the column panel at jr: packed panel, or in place (full-width tiles and
           // edges that narrower kernels cover exactly), or a packed edge.
           auto b_panel = [&](int64_t jr, int64_t nr) -> BPanel {
@@ -206,7 +222,7 @@ struct Mainloop {
               if (!policy.pack_b && (nr == NR || covers_exactly<Kernel>(MR, nr))) {
                 // b.v is panel-major: (j, p) at data + j * rs + p * cs.
                 if constexpr (b_widened_ok) {  // cs 1: column j's depth run from data + j * rs
-                  T* wide = static_cast<T*>(thread_pack_buffer(1).get(sizeof(T) * std::size_t(NR * kc)));
+                  T* wide = panel_room(jr);
                   const auto* src = b.v.data + (jc + jr) * b.v.rs + pc;
                   // A B beyond L2 is widened a line of every column at a time: the columns'
                   // misses are then in flight together (column after column, the prefetcher met
@@ -229,7 +245,7 @@ struct Mainloop {
                   if constexpr (b_depth_per_value == 1) {
                     if (policy.copy_b_panels && b.v.cs == 1) {
                       const int64_t ld = kc + 16;
-                      T* copy = static_cast<T*>(thread_pack_buffer(1).get(sizeof(T) * std::size_t(NR * ld)));
+                      T* copy = panel_room(jr);
                       for (int64_t j = 0; j < nr; ++j) std::copy_n(bt.data + j * b.v.rs, kc, copy + j * ld);
                       BPanel copied{copy, 1, ld};
                       if (fetch_b && nr == NR && jr + 2 * NR <= nc)
@@ -242,7 +258,7 @@ struct Mainloop {
                   if (fetch_b && bt.ps == 1 && nr == NR && jr + 2 * NR <= nc) bt.next = bt.data + NR * bt.js;
                 }
               } else if (!policy.pack_b) {
-                T* bedge = static_cast<T*>(thread_pack_buffer(1).get(sizeof(T) * std::size_t(NR * kc)));
+                T* bedge = panel_room(jr);
                 b.template pack<NR>(jc + jr, nr, pc, kc, bedge);
                 bt.data = bedge;
               }
@@ -250,8 +266,7 @@ struct Mainloop {
             return bt;
           };
           if constexpr (a_prepacked) {
-            const int64_t most_panels = policy.stationary_a ? stationary_block_panels : a_stationary_panels;
-            if (tri == Triangle::none && !cut_depth && nc <= most_panels * NR && mc > MR) {
+            if (stationary_walk) {
               const bool fetch_a = policy.stationary_a ? fetch_requested_a : nc <= a_stationary_panels * NR;
               // The A tile the next call starts with: the next row block's first, else the next k
               // block's (blocks run k block by k block, rows within).
