@@ -408,7 +408,8 @@ struct MicroKernel {
   // also prefetches the lines of the next tile's A slice it will read (of fetch_after's during
   // the last tile): for A read from memory (single-set kernels only). With `fetch_b` (B read in
   // place with contiguous columns, b_ps = 1), the k steps also fetch the next column panel,
-  // NR columns b_js apart from fetch_b, a line per step (PanelFetch; single-set kernels too).
+  // NR columns b_js (or fetch_b_js: B's own stride where the panel read is a copy) apart from
+  // fetch_b, a line per step (PanelFetch; single-set kernels too).
   // With `fetch_line_bytes` (two lines at most), the A fetch is a LineFetch instead: tile t names
   // the lines of that many bytes a step from fetch_after + t * a_panel on, into L2 -- a share of
   // a slice spread over several calls (Mainloop::a_stationary).
@@ -422,7 +423,8 @@ struct MicroKernel {
                                            const T* fetch_b = nullptr, int64_t fetch_line_bytes = 0,
                                            int64_t fetch_b_js = 0) {
     auto each = [&]<int BPS, int BJS, bool FetchA, bool FetchB, int Lines = 0>() __attribute__((always_inline)) {
-      PanelFetch panel(fetch_b, fetch_b_js ? fetch_b_js : b_js, kc);  // over all the tiles, from where the last left off
+      // Over all the tiles, from where the last left off.
+      PanelFetch panel(fetch_b, fetch_b_js ? fetch_b_js : b_js, kc);
       column_tiles(tiles, c, ldc, alpha, beta, [&](int64_t t, V (&acc)[NR][NV]) __attribute__((always_inline)) {
         const T* at = a + t * a_panel;
         SliceFetch slice{t + 1 < tiles ? at + a_panel : fetch_after, mr};
