@@ -61,8 +61,8 @@ template <class T, class S>
 // its columns as that many interleaved streams, a panel's two lines from each, and from memory
 // sixteen of them ran at 9-15 GB/s against 13-20 GB/s for eight (stand-alone, 800 x 192 blocks
 // of a 4096 x 4096 A, lda 4096, 4100 and 4112; a sequential read 22-23 GB/s). In-process,
-// sgemm NN 4096 x 16 x 4096 1.11x, 4096 x 64 x 4096 1.04x, 3136 x 64 x 256 and 512 x 48 x 2048
-// 1.03-1.04x, 1024^3-4096^3 1.00-1.01x.
+// sgemm NN 4096 x 16 x 4096 1.11-1.15x, 4096 x 64 x 4096 1.01-1.06x, NT 4096 x 16 x 4096
+// 1.11-1.18x, 3136 x 64 x 256 0.96-1.03x, 64^3-4096^3 0.99-1.01x.
 inline constexpr int64_t kPackChunk = 8;
 
 // One row of a panel (w valid values of W, the rest zero).
