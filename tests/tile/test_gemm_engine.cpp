@@ -752,16 +752,75 @@ TEST(GemmEngine, PackedProductsWhoseCOutgrowsL2TakeLongerKBlocks) {
   const tile::PackPolicy both;  // packs A and B
   const int64_t l2 = int64_t(cpu_features().l2_bytes);
   const int64_t beyond = (int64_t(std::sqrt(double(2 * l2 / 4))) + 31) / 32 * 32;  // C of ~2 x L2
-  const tile::BlockSizes big = tile::streaming_blocks<Tile32x12>(beyond, beyond, 1024, bs, both, 1, false);
+  const tile::BlockSizes big = tile::streaming_blocks<Tile32x12>(beyond, beyond, 1024, bs, both, tile::Partition{}, false);
   EXPECT_EQ(big.kc, tile::balanced_depth(1024, 320));
   EXPECT_EQ(big.mc, 384);
   const int64_t within = std::max<int64_t>(32, (int64_t(std::sqrt(double(l2 / 8))) / 32) * 32);  // ~half of L2
-  const tile::BlockSizes small = tile::streaming_blocks<Tile32x12>(within, within, 1024, bs, both, 1, false);
+  const tile::BlockSizes small = tile::streaming_blocks<Tile32x12>(within, within, 1024, bs, both, tile::Partition{}, false);
   EXPECT_EQ(small.kc, tile::balanced_depth(1024, 160));
   EXPECT_EQ(small.mc, 800);
-  const tile::BlockSizes shallow = tile::streaming_blocks<Tile32x12>(beyond, beyond, 300, bs, both, 1, false);
+  const tile::BlockSizes shallow = tile::streaming_blocks<Tile32x12>(beyond, beyond, 300, bs, both, tile::Partition{}, false);
   EXPECT_EQ(shallow.kc, tile::balanced_depth(300, 160));
   EXPECT_EQ(shallow.mc, 800);
+}
+
+// A streamed B: one part takes all rows in one A block (up to three blocks' worth); two parts
+// take that block too while each part's slice of B outgrows L2 (re-reading it per smaller
+// block would cost more than A's block costs from L3), and blocks within A's L2 budget while
+// it fits. The k blocks are the same whatever the parts (they set the bits).
+TEST(GemmEngine, StreamedBPartsTakeOneABlockWhileTheirSliceOfBOutgrowsL2) {
+  const tile::BlockSizes bs{800, 160, 4092};
+  tile::PackPolicy streamed;
+  streamed.pack_b = false;
+  const int64_t l2 = int64_t(cpu_features().l2_bytes), m = 4000, k = 1024;
+  const int64_t wide = 2 * (l2 / (4 * k)) + 64, narrow = l2 / (4 * k);  // each half beyond / within L2
+  tile::Partition two;
+  two.parts = 2, two.split_n = true, two.unit = 12;
+  const tile::BlockSizes one = tile::streaming_blocks<Tile32x12>(m, wide, k, bs, streamed, tile::Partition{}, false);
+  EXPECT_EQ(one.mc, 2400);  // three blocks' worth of rows
+  const tile::BlockSizes beyond = tile::streaming_blocks<Tile32x12>(m, wide, k, bs, streamed, two, false);
+  EXPECT_EQ(beyond.mc, one.mc);
+  EXPECT_EQ(beyond.kc, one.kc);
+  const tile::BlockSizes within = tile::streaming_blocks<Tile32x12>(m, narrow, k, bs, streamed, two, false);
+  EXPECT_LE(within.mc * within.kc, 3 * bs.mc * bs.kc / 2);  // A's L2 budget
+  EXPECT_EQ(within.kc, one.kc);
+  tile::Partition rows = two;  // a row split: each part reads all of B
+  rows.split_n = false, rows.unit = 32;
+  EXPECT_EQ(tile::streaming_blocks<Tile32x12>(m, wide / 2 + 32, k, bs, streamed, rows, false).mc, one.mc);
+}
+
+// Where streaming B takes more than four A blocks (AMD), a B larger than L2 is still read in
+// place: each packed B block would serve a few A blocks at most and the streamed route's longer
+// k blocks make fewer passes over C (f32 4096^3 1.04x on 1 thread). Smaller B stays packed.
+// The products' bits: 2 threads equal 1, and sampled entries match a double-precision sum.
+TEST(GemmEngine, BOutgrowingL2IsReadInPlaceBeyondFourABlocks) {
+  Handle h;
+  h.set_num_threads(1);
+  const index_t m = 8192, k = 512, l2_columns = index_t(cpu_features().l2_bytes) / (4 * k);
+  const bool beyond = tile::streamed_b_blocks() > 1;
+  const std::string big = test::sgemm_trace(h, Op::N, m, l2_columns + 16, k);
+  EXPECT_NE(big.find(beyond ? "B=in-place" : "B=packed"), std::string::npos) << big;
+  const std::string small = test::sgemm_trace(h, Op::N, m, l2_columns - 16, k);
+  EXPECT_NE(small.find("B=packed"), std::string::npos) << small;
+  const index_t n = l2_columns + 16;
+  const auto [A, B] = random_operands(m, n, k, 11);
+  std::vector<float> out[2];
+  for (int threads : {1, 2}) {
+    h.set_num_threads(threads);
+    out[threads - 1].assign(size_t(m * n), 0.0f);
+    gemm<float>(h, Op::N, Op::N, m, n, k, 1.0f, A.data(), m, B.data(), k, 0.0f, out[threads - 1].data(), m);
+  }
+  EXPECT_EQ(0, std::memcmp(out[0].data(), out[1].data(), out[0].size() * sizeof(float)));
+  std::mt19937 rng(3);
+  for (int s = 0; s < 500; ++s) {
+    const index_t i = index_t(rng() % uint32_t(m)), j = index_t(rng() % uint32_t(n));
+    double want = 0, mag = 0;
+    for (index_t p = 0; p < k; ++p) {
+      want += double(A[size_t(i + p * m)]) * double(B[size_t(p + j * k)]);
+      mag += std::abs(double(A[size_t(i + p * m)]) * double(B[size_t(p + j * k)]));
+    }
+    ASSERT_NEAR(out[0][size_t(i + j * m)], want, 4.0 * double(k) * 6e-8 * mag) << "i=" << i << " j=" << j;
+  }
 }
 
 TEST(GemmEngine, BitwiseIdenticalForAnyThreadCount) {

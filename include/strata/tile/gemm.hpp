@@ -120,7 +120,9 @@ PackPolicy choose_pack_policy(const GemmArgs<T, TA, TB>& g, const BlockSizes& bs
   const bool small_b = g.k * g.n * int64_t(sizeof(T)) <= l1_floor_bytes;
   const bool small_a = g.m * g.k * int64_t(sizeof(T)) <= l1_floor_bytes && g.a.cs <= 2 * g.m + 16;
   const bool b_fits_l1 = g.m <= 4 * Kernel::mr || in_place_columns_fit_l1(g.b.cs * int64_t(sizeof(TB)), Kernel::nr);
-  const bool few_a_blocks_read_b = g.b.rs == 1 && g.m <= streamed_b_blocks() * a_block_rows<Kernel>(g.k, bs);
+  const bool b_outgrows_l2 = g.k * g.n * int64_t(sizeof(T)) > int64_t(cpu_features().l2_bytes);
+  const bool few_a_blocks_read_b = g.b.rs == 1 && (g.m <= streamed_b_blocks() * a_block_rows<Kernel>(g.k, bs) ||
+                                                   (streamed_b_blocks() > 1 && b_outgrows_l2));
   p.pack_b = g.m > 2 * Kernel::mr && !small_b && !few_a_blocks_read_b;
   p.copy_b_panels = !p.pack_b && !b_fits_l1;
   const bool few_rows_and_columns = g.m <= 4 * Kernel::mr && g.n <= 8 * Kernel::nr && g.a.cs <= 2 * g.m + 16;
@@ -174,8 +176,8 @@ BlockSizes stationary_blocks(int64_t m, int64_t k) {
 // pieces jumped by the rest of the depth at every panel. Measured in-process, Winograd
 // res5_3x3 (sixteen 16 x 512 x 512 products against 16 MB of U) at batch 1 and 8: 1.23-1.34x.
 template <class Kernel>
-BlockSizes streaming_blocks(int64_t m, int64_t n, int64_t k, const BlockSizes& bs, PackPolicy policy, int parts,
-                            bool b_prepacked) {
+BlockSizes streaming_blocks(int64_t m, int64_t n, int64_t k, const BlockSizes& bs, PackPolicy policy,
+                            const Partition& part, bool b_prepacked) {
   BlockSizes b = bs;
   if (policy.stationary_a) return stationary_blocks<Kernel>(m, k);
   if (!policy.pack_b || (b_prepacked && m <= 4 * Kernel::mr)) {
@@ -184,7 +186,8 @@ BlockSizes streaming_blocks(int64_t m, int64_t n, int64_t k, const BlockSizes& b
     b.kc = std::max(bs.kc, (k + pieces - 1) / pieces);
     b.nc = std::max<int64_t>(Kernel::nr, bs.kc * bs.nc / b.kc / Kernel::nr * Kernel::nr);
     const int64_t all_rows = (m + Kernel::mr - 1) / Kernel::mr * Kernel::mr;
-    if (parts == 1) {
+    const int64_t part_b_bytes = k * part.part_columns(n) * int64_t(sizeof(typename Kernel::T));
+    if (part.parts == 1 || part_b_bytes > int64_t(cpu_features().l2_bytes)) {
       b.mc = std::max(bs.mc, std::min(all_rows, (k < bs.kc ? 1 : 3) * a_block_rows<Kernel>(k, bs)));
     } else {  // equal row blocks of at most 1.5 x A's L2 budget (a last block of one row would re-read all of B)
       const int64_t budget_rows = std::max<int64_t>(Kernel::mr, 3 * bs.mc * bs.kc / 2 / b.kc / Kernel::mr * Kernel::mr);
@@ -234,7 +237,7 @@ void gemm_operands(int64_t m, int64_t n, int64_t k, typename Kernel::T alpha, co
                                                                                       : PartPacks::both;
   Partition part = plan_partition(m, n, k, Kernel::mr, Kernel::nr, threads, gathered, packs);
   if (tri != Triangle::none) part.split_n = true, part.unit = Kernel::nr, part.grid_m = part.grid_n = 1;
-  const BlockSizes blocks = streaming_blocks<Kernel>(m, n, k, bs, policy, part.parts, is_prepacked<BOp>);
+  const BlockSizes blocks = streaming_blocks<Kernel>(m, n, k, bs, policy, part, is_prepacked<BOp>);
   // One part's rectangle of C: the mainloop, or the one-block path where the caller allows it
   // (plain matrices, no forced policy) and the rectangle is one block (the same bits either way).
   std::atomic<bool> ran_one_block{false};

@@ -36,6 +36,11 @@ struct Partition {
 
   // [begin, end) of part p along the split dimension of length len.
   void range(int64_t len, int p, int64_t& begin, int64_t& end) const { piece_range(len, unit, p, parts, begin, end); }
+  // Columns of an n-column product one part covers (the widest part of equal pieces).
+  int64_t part_columns(int64_t n) const {
+    const int groups = grid() ? grid_n : split_n ? parts : 1;
+    return (n + groups - 1) / groups;
+  }
 };
 
 // Borders of `parts` pieces of [0, len) for threads whose speeds are in proportion to
