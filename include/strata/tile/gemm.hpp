@@ -89,8 +89,13 @@ inline int64_t streamed_b_blocks() {
 //   in-process, 1 thread): f32 2048^3 1.04x, 1800^3 1.03x, 2176^3 1.02x, TN 2048^3 1.02x,
 //   2048 x 2048 x 512 1.11x; f64 1344^3 1.04x, 1024 x 1024 x 256 1.03x; 2 threads 1.00-1.03x;
 //   the res5 1x1 layer 2048 x 49 x 512 (prepared filter as A) 1.04x. Up to eight: 2560^3-4096^3
-//   0.99-1.03x, so four. A short depth (K < KC) lets one A block hold more rows (see
-//   a_block_rows): 256 x 3136 x 64 streams in one block (1.04x over packing). On Intel
+//   0.99-1.03x, so four -- but beyond them a B larger than L2 is streamed too: packed, each of its
+//   blocks served the A blocks from L2 with short k blocks, a pass over C each (Zen 4, in-process,
+//   1 thread: f32 4096^3 1.04x, TN 1.04x, 5000^3 1.06x, 4096 x 2048 x 4096 1.05x, 8192 x 4096 x 256
+//   1.07x, 16384 x 1024 x 256 1.04x; 2 threads 1.03-1.05x, with the parts' blocks of
+//   streaming_blocks), while a smaller B is cheaper packed (streamed: 16384 x 128 x 512 0.97x, 8192
+//   x 64 x 1024 0.94x, 8192 x 512 x 512 0.98x). A short depth (K < KC) lets one A block hold more
+//   rows (see a_block_rows): 256 x 3136 x 64 streams in one block (1.04x over packing). On Intel
 //   cores, whose L3 feeds a streamed B's lines more slowly, one block: on an Emerald Rapids
 //   VM, in-process against four, f32 NN 1024^3 1.15x, 2048^3 1.20x, TN 1024^3 1.12x, while
 //   256^3-512^3 (one block either way) lost 4-6% when packed (streamed_b_blocks).
@@ -161,9 +166,13 @@ BlockSizes stationary_blocks(int64_t m, int64_t k) {
 // (4096 x 4096 x 64, 2048 x 2048 x 128: 1.03x; a 4096-row block of depth 64 had filled L2, and
 // the C panels written past it pushed it out). With more parts the cores would share
 // that bandwidth, so the rows split into equal blocks within about L2 (1.5 x bs.mc x bs.kc
-// elements). Measured interleaved: the 1x1 convolution 256 x 196 x 1024 (prepared filter as
-// A) 0.93 -> 0.97x oneDNN on 1 thread; 512 x 196 x 1024 on 2 threads 0.80x with one block,
-// 0.96x within the budget; 49 x 512 x 2048 (NCHW res5, 2 threads) 0.67-0.85x when the
+// elements) -- unless a part's slice of B outgrows L2: each smaller block then re-reads it from L3
+// or memory, which cost more than the one block's A from L3 (Zen 4, 2 threads, in-process: f32 NN
+// 768^3-3072^3 1.01-1.07x, 2048 x 512 x 2048 1.07x, TN 2048^3 1.07x, f64 768^3-1536^3 1.02-1.03x;
+// with few columns the one block lost: 3072 x 64 x 1024 and 3072 x 128 x 1024 0.95x, 3072 x 512 x
+// 512 0.97x). Measured interleaved: the 1x1 convolution 256 x 196 x 1024 (prepared filter as A)
+// 0.93 -> 0.97x oneDNN on 1 thread; 512 x 196 x 1024 on 2 threads 0.80x with one block, 0.96x
+// within the budget; 49 x 512 x 2048 (NCHW res5, 2 threads) 0.67-0.85x when the
 // budget left a last block of one row, 0.96x with equal blocks. nc shrinks to keep a packed
 // B block (narrow B types are packed even then) within its budget. kc depends only on the
 // whole problem and the shape-chosen policy — not on the thread split or on B's stored type —
