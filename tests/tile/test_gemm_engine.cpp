@@ -417,6 +417,54 @@ TEST(GemmEngine, BPanelsAreCopiedWhereTheirColumnsOverflowAnL1Set) {
   }
 }
 
+// Few rows read B in place even where its columns fall into one L1 set (k a multiple of 1024
+// floats: 4 KB apart); each 12-wide panel then runs as an 8-wide and a 4-wide walk
+// (run_column_in_fitting_widths), which sums each entry in the same order: the bits equal those
+// of the same product with B's columns spread (ldb k + 16, one 12-wide walk). Full tiles (32,
+// 64 rows) and a ragged last tile (100 rows); the half-height walk of a B from memory (16
+// rows, B beyond L3) too, whose 4-wide rest alternates two accumulator sets (MicroKernel::chains):
+// its bits differ from the 12-wide walk's, but not between thread counts. Against the reference
+// too.
+TEST(GemmEngine, PanelsWhoseColumnsShareAnL1SetRunInNarrowerWalks) {
+  Handle h;
+  const auto [mr, nr] = test::sgemm_tile(h);
+  const index_t beyond_l3 = index_t(cpu_features().l3_bytes) / (4 * 4096) + 2 * nr + 3;
+  const std::tuple<index_t, index_t, index_t> shapes[] = {{32, 3 * nr + 5, 1024}, {64, 4 * nr, 2048},
+                                                           {100, 2 * nr + 1, 1024}, {16, beyond_l3, 4096}};
+  for (const auto& [m, n, k] : shapes) {
+    if (m > 4 * mr) continue;
+    const auto [A, op_b] = random_operands(m, n, k, unsigned(m + n));
+    std::vector<float> one_thread;
+    for (int threads : {1, 2}) {
+      h.set_num_threads(threads);
+      std::vector<float> out[2];
+      for (int spread = 0; spread < 2; ++spread) {
+        const index_t ldb = k + (spread ? 16 : 0);
+        std::vector<float> B(size_t(ldb * n), 0.0f);
+        for (index_t j = 0; j < n; ++j) std::copy_n(&op_b[size_t(j * k)], k, &B[size_t(j * ldb)]);
+        out[spread].assign(size_t(m * n), 0.0f);
+        gemm<float>(h, Op::N, Op::N, m, n, k, 1.0f, A.data(), m, B.data(), ldb, 0.0f, out[spread].data(), m);
+      }
+      if (m >= mr)
+        EXPECT_EQ(0, std::memcmp(out[0].data(), out[1].data(), out[0].size() * sizeof(float)))
+            << "m=" << m << " n=" << n << " k=" << k << " threads=" << threads;
+      if (threads == 1) one_thread = out[0];
+      else EXPECT_EQ(0, std::memcmp(one_thread.data(), out[0].data(), out[0].size() * sizeof(float))) << "m=" << m;
+      std::mt19937 rng(5);
+      for (int s = 0; s < 300; ++s) {
+        const index_t i = index_t(rng() % uint32_t(m)), j = index_t(rng() % uint32_t(n));
+        double want = 0, mag = 0;
+        for (index_t p = 0; p < k; ++p) {
+          want += double(A[size_t(i + p * m)]) * double(op_b[size_t(p + j * k)]);
+          mag += std::abs(double(A[size_t(i + p * m)]) * double(op_b[size_t(p + j * k)]));
+        }
+        ASSERT_NEAR(out[0][size_t(i + j * m)], want, 4.0 * double(k) * 6e-8 * mag) << "m=" << m << " i=" << i;
+      }
+    }
+  }
+  for (int threads : {1, 2}) check_gemm<float>(Op::T, Op::N, 48, 2 * nr + 7, 1024, 1.0f, 0.5f, threads, h.isa(), 0);
+}
+
 // The tile-stationary walk's fetch of the next A slice is split among the column panels by
 // width (16 columns of a packed B as 12 + 4 take three quarters and one), panels that do not fetch
 // take none, and the shares cover the slice back to back.

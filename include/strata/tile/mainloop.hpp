@@ -308,7 +308,9 @@ struct Mainloop {
             int64_t first_ir = 0;
             if constexpr (requires { Kernel::run_column; }) {
               const int64_t full = mc / MR;
-              if (nr == NR && (full > 1 || (full == 1 && bpanel.next)) && !direct_a && tris.a == Triangle::none) {
+              const bool split = nr == NR && splits_for_l1_ways<Kernel>(b_ps, b_js);
+              if (nr == NR && (full > 1 || (full == 1 && (bpanel.next || split))) && !direct_a &&
+                  tris.a == Triangle::none) {
                 const T* a0;
                 int64_t a_panel;
                 // A prepacked A (a prepared filter) comes from memory on the block's first column
@@ -336,16 +338,24 @@ struct Mainloop {
                                                  ldc, alpha, beta_step);
                     first_ir = full * MR;
                   }
+                if (!a_prepacked && first_ir == 0 && b0 == 0 && b1 == kc && !bpanel.next_js &&
+                    run_column_in_fitting_widths<Kernel>(full, kc, a0, a_panel, bt, b_ps, b_js, c + ic + (jc + jr) * ldc,
+                                                         ldc, alpha, beta_step, bpanel.next, b_from_memory))
+                  first_ir = full * MR;
                 if (first_ir == 0)
                   Kernel::run_column(full, b1 - b0, a0 + b0 * MR, a_panel, bt + b0 * b_ps, b_ps, b_js,
                                      c + ic + (jc + jr) * ldc, ldc, alpha, beta_step, fetch,
-                                     bpanel.next ? bpanel.next + b0 : nullptr, 0, bpanel.next_js);
+                                     bpanel.next ? bpanel.next + b0 : nullptr, 0, bpanel.next_js, b_from_memory);
                 first_ir = full * MR;
               }
               if constexpr (requires { typename Kernel::HalfRows; })
-                if (a_rows == Kernel::HalfRows::mr && mc == a_rows && nr == NR && bpanel.next && b_from_memory) {
-                  Kernel::HalfRows::run_column(1, kc, ap, 0, bt, b_ps, b_js, c + ic + (jc + jr) * ldc, ldc, alpha,
-                                               beta_step, nullptr, bpanel.next);
+                if (a_rows == Kernel::HalfRows::mr && mc == a_rows && nr == NR &&
+                    ((bpanel.next && b_from_memory) || splits_for_l1_ways<typename Kernel::HalfRows>(b_ps, b_js))) {
+                  using Half = typename Kernel::HalfRows;
+                  if (!run_column_in_fitting_widths<Half>(1, kc, ap, 0, bt, b_ps, b_js, c + ic + (jc + jr) * ldc, ldc,
+                                                          alpha, beta_step, bpanel.next, b_from_memory))
+                    Half::run_column(1, kc, ap, 0, bt, b_ps, b_js, c + ic + (jc + jr) * ldc, ldc, alpha, beta_step,
+                                     nullptr, bpanel.next, 0, 0, b_from_memory);
                   first_ir = mc;
                 }
             }
@@ -390,6 +400,46 @@ struct Mainloop {
   }
 
   static int64_t round_up(int64_t x, int64_t u) { return (x + u - 1) / u * u; }
+
+  // A B panel read in place whose K::nr columns fall into one L1 set (a multiple of 4 KB apart
+  // on Zen 4's 32 KB 8-way L1; only few rows read B in place so, see choose_pack_policy) evicts
+  // its own lines between the steps that share them: run it as two walks down the column, the
+  // kernel's narrower width (8 of 12 columns, within the ways) and the rest, each fetching its
+  // columns of the next panel. A's panel is read twice, from L1 or L2. In-process, 1 thread,
+  // Zen 4, with the next panel fetched into L2 (PanelFetch): sgemm 16 x 4096 x 4096 1.31x, 32 x
+  // 4096 x 4096 1.29x, 64 x 4096 x 4096 1.25x, 128 x 4096 x 4096 1.08x; from L3 (the L1 fetch)
+  // 16-128 rows x 1024-2048 columns 1.04-1.08x. False (nothing run) where the columns fit.
+  // Every such panel takes the two walks, with or without a next panel to fetch: their sums
+  // (the rest's alternating accumulator sets, MicroKernel::chains) must not depend on where a
+  // part's columns end.
+  template <class K>
+  static bool splits_for_l1_ways(int64_t b_ps, int64_t b_js) {
+    if constexpr (requires { typename K::NarrowCols::NarrowCols; }) {
+      using Wide = typename K::NarrowCols;
+      if constexpr (Wide::nr + Wide::NarrowCols::nr == K::nr) {
+        const int64_t col_bytes = b_js * int64_t(sizeof(T));
+        return b_ps == 1 && !in_place_columns_fit_l1(col_bytes, K::nr) && in_place_columns_fit_l1(col_bytes, Wide::nr);
+      }
+    }
+    return false;
+  }
+  template <class K>
+  static bool run_column_in_fitting_widths(int64_t tiles, int64_t kc, const T* a, int64_t a_panel, const T* b,
+                                           int64_t b_ps, int64_t b_js, T* c, int64_t ldc, T alpha, T beta,
+                                           const T* next_b, bool next_into_l2) {
+    if constexpr (requires { typename K::NarrowCols::NarrowCols; }) {
+      using Wide = typename K::NarrowCols;
+      using Rest = typename Wide::NarrowCols;
+      if constexpr (Wide::nr + Rest::nr == K::nr) {
+        if (!splits_for_l1_ways<K>(b_ps, b_js)) return false;
+        Wide::run_column(tiles, kc, a, a_panel, b, 1, b_js, c, ldc, alpha, beta, nullptr, next_b, 0, 0, next_into_l2);
+        Rest::run_column(tiles, kc, a, a_panel, b + Wide::nr * b_js, 1, b_js, c + Wide::nr * ldc, ldc, alpha, beta,
+                         nullptr, next_b ? next_b + Wide::nr * b_js : nullptr, 0, 0, next_into_l2);
+        return true;
+      }
+    }
+    return false;
+  }
 
   // Whether the kernel can pack A's panels while its first column panel reads them in place
   // (MicroKernel::run_column_packing_a): an A of the kernel's type with adjacent rows.
