@@ -798,16 +798,17 @@ struct Tile32x12 {  // the tile shape streaming_blocks reads off a kernel
 TEST(GemmEngine, PackedProductsWhoseCOutgrowsL2TakeLongerKBlocks) {
   const tile::BlockSizes bs{800, 160, 4092};
   const tile::PackPolicy both;  // packs A and B
+  const tile::Partition one;
   const int64_t l2 = int64_t(cpu_features().l2_bytes);
   const int64_t beyond = (int64_t(std::sqrt(double(2 * l2 / 4))) + 31) / 32 * 32;  // C of ~2 x L2
-  const tile::BlockSizes big = tile::streaming_blocks<Tile32x12>(beyond, beyond, 1024, bs, both, tile::Partition{}, false);
+  const tile::BlockSizes big = tile::streaming_blocks<Tile32x12>(beyond, beyond, 1024, bs, both, one, false);
   EXPECT_EQ(big.kc, tile::balanced_depth(1024, 320));
   EXPECT_EQ(big.mc, 384);
   const int64_t within = std::max<int64_t>(32, (int64_t(std::sqrt(double(l2 / 8))) / 32) * 32);  // ~half of L2
-  const tile::BlockSizes small = tile::streaming_blocks<Tile32x12>(within, within, 1024, bs, both, tile::Partition{}, false);
+  const tile::BlockSizes small = tile::streaming_blocks<Tile32x12>(within, within, 1024, bs, both, one, false);
   EXPECT_EQ(small.kc, tile::balanced_depth(1024, 160));
   EXPECT_EQ(small.mc, 800);
-  const tile::BlockSizes shallow = tile::streaming_blocks<Tile32x12>(beyond, beyond, 300, bs, both, tile::Partition{}, false);
+  const tile::BlockSizes shallow = tile::streaming_blocks<Tile32x12>(beyond, beyond, 300, bs, both, one, false);
   EXPECT_EQ(shallow.kc, tile::balanced_depth(300, 160));
   EXPECT_EQ(shallow.mc, 800);
 }

@@ -339,8 +339,9 @@ struct Mainloop {
                     first_ir = full * MR;
                   }
                 if (!a_prepacked && first_ir == 0 && b0 == 0 && b1 == kc && !bpanel.next_js &&
-                    run_column_in_fitting_widths<Kernel>(full, kc, a0, a_panel, bt, b_ps, b_js, c + ic + (jc + jr) * ldc,
-                                                         ldc, alpha, beta_step, bpanel.next, b_from_memory))
+                    run_column_in_fitting_widths<Kernel>(full, kc, a0, a_panel, bt, b_ps, b_js,
+                                                         c + ic + (jc + jr) * ldc, ldc, alpha, beta_step,
+                                                         bpanel.next, b_from_memory))
                   first_ir = full * MR;
                 if (first_ir == 0)
                   Kernel::run_column(full, b1 - b0, a0 + b0 * MR, a_panel, bt + b0 * b_ps, b_ps, b_js,
