@@ -341,7 +341,7 @@ struct Mainloop {
                 if (!a_prepacked && first_ir == 0 && b0 == 0 && b1 == kc && !bpanel.next_js &&
                     run_column_in_fitting_widths<Kernel>(full, kc, a0, a_panel, bt, b_ps, b_js,
                                                          c + ic + (jc + jr) * ldc, ldc, alpha, beta_step,
-                                                         bpanel.next, b_from_memory))
+                                                         bpanel.next))
                   first_ir = full * MR;
                 if (first_ir == 0)
                   Kernel::run_column(full, b1 - b0, a0 + b0 * MR, a_panel, bt + b0 * b_ps, b_ps, b_js,
@@ -351,10 +351,10 @@ struct Mainloop {
               }
               if constexpr (requires { typename Kernel::HalfRows; })
                 if (a_rows == Kernel::HalfRows::mr && mc == a_rows && nr == NR &&
-                    ((bpanel.next && b_from_memory) || splits_for_l1_ways<typename Kernel::HalfRows>(b_ps, b_js))) {
+                    ((b_from_memory && bpanel.next) || splits_for_l1_ways<typename Kernel::HalfRows>(b_ps, b_js))) {
                   using Half = typename Kernel::HalfRows;
                   if (!run_column_in_fitting_widths<Half>(1, kc, ap, 0, bt, b_ps, b_js, c + ic + (jc + jr) * ldc, ldc,
-                                                          alpha, beta_step, bpanel.next, b_from_memory))
+                                                          alpha, beta_step, bpanel.next))
                     Half::run_column(1, kc, ap, 0, bt, b_ps, b_js, c + ic + (jc + jr) * ldc, ldc, alpha, beta_step,
                                      nullptr, bpanel.next, 0, 0, b_from_memory);
                   first_ir = mc;
@@ -410,12 +410,13 @@ struct Mainloop {
   // Zen 4, with the next panel fetched into L2 (PanelFetch): sgemm 16 x 4096 x 4096 1.31x, 32 x
   // 4096 x 4096 1.29x, 64 x 4096 x 4096 1.25x, 128 x 4096 x 4096 1.08x; from L3 (the L1 fetch)
   // 16-128 rows x 1024-2048 columns 1.04-1.08x. False (nothing run) where the columns fit.
-  // Every such panel takes the two walks, with or without a next panel to fetch: their sums
-  // (the rest's alternating accumulator sets, MicroKernel::chains) must not depend on where a
-  // part's columns end.
+  // Both walks keep one accumulator set (run_column_one_set; the 16-row kernel's 4-wide rest
+  // would otherwise alternate two, MicroKernel::chains): each entry is summed as the 12-wide
+  // kernel sums it, so the bits do not depend on B's column stride or on where a part's columns
+  // end (gemm_ex's widened panels, read at another stride, give sgemm's bits).
   template <class K>
   static bool splits_for_l1_ways(int64_t b_ps, int64_t b_js) {
-    if constexpr (requires { typename K::NarrowCols::NarrowCols; }) {
+    if constexpr (requires { typename K::NarrowCols::NarrowCols; K::NarrowCols::run_column_one_set; }) {
       using Wide = typename K::NarrowCols;
       if constexpr (Wide::nr + Wide::NarrowCols::nr == K::nr) {
         const int64_t col_bytes = b_js * int64_t(sizeof(T));
@@ -427,15 +428,15 @@ struct Mainloop {
   template <class K>
   static bool run_column_in_fitting_widths(int64_t tiles, int64_t kc, const T* a, int64_t a_panel, const T* b,
                                            int64_t b_ps, int64_t b_js, T* c, int64_t ldc, T alpha, T beta,
-                                           const T* next_b, bool next_into_l2) {
-    if constexpr (requires { typename K::NarrowCols::NarrowCols; }) {
+                                           const T* next_b) {
+    if constexpr (requires { typename K::NarrowCols::NarrowCols; K::NarrowCols::run_column_one_set; }) {
       using Wide = typename K::NarrowCols;
       using Rest = typename Wide::NarrowCols;
       if constexpr (Wide::nr + Rest::nr == K::nr) {
         if (!splits_for_l1_ways<K>(b_ps, b_js)) return false;
-        Wide::run_column(tiles, kc, a, a_panel, b, 1, b_js, c, ldc, alpha, beta, nullptr, next_b, 0, 0, next_into_l2);
-        Rest::run_column(tiles, kc, a, a_panel, b + Wide::nr * b_js, 1, b_js, c + Wide::nr * ldc, ldc, alpha, beta,
-                         nullptr, next_b ? next_b + Wide::nr * b_js : nullptr, 0, 0, next_into_l2);
+        Wide::run_column_one_set(tiles, kc, a, a_panel, b, b_js, c, ldc, alpha, beta, next_b, true);
+        Rest::run_column_one_set(tiles, kc, a, a_panel, b + Wide::nr * b_js, b_js, c + Wide::nr * ldc, ldc, alpha,
+                                 beta, next_b ? next_b + Wide::nr * b_js : nullptr, true);
         return true;
       }
     }

@@ -424,11 +424,29 @@ struct MicroKernel {
   // for B's column offsets and reloaded them from the stack every step. B in place is
   // addressed as StridedColumns: with an offset register per column GCC still reloaded some
   // from the stack each step (1x1 convolutions 1.00-1.02x in-process with the bases).
-  [[gnu::noinline]] static void run_column(int64_t tiles, int64_t kc, const T* __restrict a, int64_t a_panel,
-                                           const T* __restrict b, int64_t b_ps, int64_t b_js, T* __restrict c,
-                                           int64_t ldc, T alpha, T beta, const T* fetch_after = nullptr,
-                                           const T* fetch_b = nullptr, int64_t fetch_line_bytes = 0,
-                                           int64_t fetch_b_js = 0, bool fetch_b_into_l2 = false) {
+  [[gnu::always_inline]] static void run_column(int64_t tiles, int64_t kc, const T* a, int64_t a_panel, const T* b,
+                                                int64_t b_ps, int64_t b_js, T* c, int64_t ldc, T alpha, T beta,
+                                                const T* fetch_after = nullptr, const T* fetch_b = nullptr,
+                                                int64_t fetch_line_bytes = 0, int64_t fetch_b_js = 0,
+                                                bool fetch_b_into_l2 = false) {
+    run_column_sets<false>(tiles, kc, a, a_panel, b, b_ps, b_js, c, ldc, alpha, beta, fetch_after, fetch_b,
+                           fetch_line_bytes, fetch_b_js, fetch_b_into_l2);
+  }
+  // run_column in one accumulator set even where the kernel has more (chains), so that a
+  // narrower walk over some of a wider kernel's columns sums them as that kernel does, and
+  // fetches as it does (Mainloop::run_column_in_fitting_widths).
+  [[gnu::always_inline]] static void run_column_one_set(int64_t tiles, int64_t kc, const T* a, int64_t a_panel,
+                                                        const T* b, int64_t b_js, T* c, int64_t ldc, T alpha, T beta,
+                                                        const T* fetch_b, bool fetch_b_into_l2) {
+    run_column_sets<true>(tiles, kc, a, a_panel, b, 1, b_js, c, ldc, alpha, beta, nullptr, fetch_b, 0, 0,
+                          fetch_b_into_l2);
+  }
+  template <bool OneSet>
+  [[gnu::noinline]] static void run_column_sets(int64_t tiles, int64_t kc, const T* __restrict a, int64_t a_panel,
+                                                const T* __restrict b, int64_t b_ps, int64_t b_js, T* __restrict c,
+                                                int64_t ldc, T alpha, T beta, const T* fetch_after,
+                                                const T* fetch_b, int64_t fetch_line_bytes, int64_t fetch_b_js,
+                                                bool fetch_b_into_l2) {
     auto each = [&]<int BPS, int BJS, bool FetchA, bool FetchB, int Lines = 0>() __attribute__((always_inline)) {
       // Over all the tiles, from where the last left off.
       PanelFetch panel(fetch_b, fetch_b_js ? fetch_b_js : b_js, kc, fetch_b_into_l2);
@@ -450,12 +468,15 @@ struct MicroKernel {
           rotate<mr, BPS, BJS, BPS == 1>(kc, at, mr, b, b_ps, b_js, acc, nullptr, slice);
         } else if constexpr (FetchB) {
           rotate<mr, BPS, BJS, BPS == 1>(kc, at, mr, b, b_ps, b_js, acc, nullptr, panel);
+        } else if constexpr (OneSet) {
+          NoFetch none;
+          rotate<mr, BPS, BJS, BPS == 1>(kc, at, mr, b, b_ps, b_js, acc, nullptr, none);
         } else {
           accumulate<mr, BPS, BJS, BPS == 1>(kc, at, mr, b, b_ps, b_js, acc);
         }
       });
     };
-    if constexpr (chains == 1) {
+    if constexpr (chains == 1 || OneSet) {
       if (fetch_b && b_ps == 1) {
         if (fetch_after && fetch_line_bytes > 0) return each.template operator()<1, 0, false, true, 2>();
         if (fetch_after) return each.template operator()<1, 0, true, true>();
