@@ -405,15 +405,17 @@ struct Mainloop {
   // A B panel read in place whose K::nr columns fall into one L1 set (a multiple of 4 KB apart
   // on Zen 4's 32 KB 8-way L1; only few rows read B in place so, see choose_pack_policy) evicts
   // its own lines between the steps that share them: run it as two walks down the column, the
-  // kernel's narrower width (8 of 12 columns, within the ways) and the rest, each fetching its
-  // columns of the next panel. A's panel is read twice, from L1 or L2. In-process, 1 thread,
-  // Zen 4, with the next panel fetched into L2 (PanelFetch): sgemm 16 x 4096 x 4096 1.31x, 32 x
-  // 4096 x 4096 1.29x, 64 x 4096 x 4096 1.25x, 128 x 4096 x 4096 1.08x; from L3 (the L1 fetch)
-  // 16-128 rows x 1024-2048 columns 1.04-1.08x. False (nothing run) where the columns fit.
-  // Both walks keep one accumulator set (run_column_one_set; the 16-row kernel's 4-wide rest
-  // would otherwise alternate two, MicroKernel::chains): each entry is summed as the 12-wide
-  // kernel sums it, so the bits do not depend on B's column stride or on where a part's columns
-  // end (gemm_ex's widened panels, read at another stride, give sgemm's bits).
+  // kernel's narrower width (8 of 12 columns, within the ways) and the rest. A's panel is read
+  // twice, from L1 or L2. Each walk fetches its columns of the next panel into L2 (PanelFetch):
+  // those columns share the same sets, and fetched into L1 they evicted the panel being read
+  // (16 x 2048 x 4096 1.30x, 16 x 2048 x 2048 1.09x over the L1 fetch). Every such panel takes
+  // the two walks, with or without a next panel, and both keep one accumulator set
+  // (run_column_one_set; the 16-row kernel's 4-wide rest would otherwise alternate two,
+  // MicroKernel::chains): each entry is summed as the 12-wide kernel sums it, so the bits depend
+  // neither on B's column stride nor on where a part's columns end (gemm_ex's widened panels,
+  // read at another stride, give sgemm's bits). In-process against the session's start, Zen 4,
+  // 1 thread: sgemm 16 x 1024-4096 x 1024-4096 1.23-1.36x, 32-128 rows x 1024-4096 1.04-1.11x,
+  // TN 4096 x 16 x 4096 1.31x, dgemm 8-16 rows 1.11-1.22x; 2 threads 1.02-1.48x.
   template <class K>
   static bool splits_for_l1_ways(int64_t b_ps, int64_t b_js) {
     if constexpr (requires { typename K::NarrowCols::NarrowCols; K::NarrowCols::run_column_one_set; }) {

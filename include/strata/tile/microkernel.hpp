@@ -233,8 +233,9 @@ struct MicroKernel {
     int j = 0;
     // Into L2 rather than L1 for a B coming from memory: an L1 fetch holds one of L1's few miss
     // buffers for a memory latency, which the panel's own reads then wait for (in-process, 1
-    // thread, Zen 4: sgemm 16 x 4000 x 4000 1.20-1.21x). From L3 the L1 hint stays (the NHWC 1x1
-    // layers at batch 8 had read 0.93-0.96x with the L2 hint).
+    // thread, Zen 4: sgemm 16 x 4000 x 4000 1.20-1.23x). From L3 the L1 hint stays (the NHWC 1x1
+    // layers at batch 8 had read 0.93-0.96x with the L2 hint), except for panels whose columns
+    // share an L1 set (Mainloop::run_column_in_fitting_widths).
     bool into_l2;
     [[gnu::always_inline]] PanelFetch(const T* first, int64_t col_stride, int64_t depth, bool l2)
         : at(reinterpret_cast<const char*>(first)),
