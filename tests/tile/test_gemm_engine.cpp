@@ -102,6 +102,33 @@ std::pair<std::vector<float>, std::vector<float>> random_operands(index_t m, ind
   return {std::move(A), std::move(B)};
 }
 
+// sgemm NN of A (m x k) and op_b (k x n, unpadded) with B's columns stored ldb apart.
+std::vector<float> nn_product_at_ldb(const Handle& h, const std::vector<float>& A, const std::vector<float>& op_b,
+                                     index_t m, index_t n, index_t k, index_t ldb) {
+  std::vector<float> B(size_t(ldb * n), 0.0f), C(size_t(m * n), 0.0f);
+  for (index_t j = 0; j < n; ++j) std::copy_n(&op_b[size_t(j * k)], k, &B[size_t(j * ldb)]);
+  gemm<float>(h, Op::N, Op::N, m, n, k, 1.0f, A.data(), m, B.data(), ldb, 0.0f, C.data(), m);
+  return C;
+}
+
+// `samples` entries of C = A B (all column-major, unpadded; C from an f32 product) against a
+// double-precision sum, within f32 accumulation error over k terms: for products too large for
+// check_gemm's full reference.
+void expect_sampled_entries(const std::vector<float>& C, const std::vector<float>& A, const std::vector<float>& B,
+                            index_t m, index_t n, index_t k, int samples) {
+  std::mt19937 rng(unsigned(m + n + k));
+  for (int s = 0; s < samples; ++s) {
+    const index_t i = index_t(rng() % uint32_t(m)), j = index_t(rng() % uint32_t(n));
+    double want = 0, mag = 0;
+    for (index_t p = 0; p < k; ++p) {
+      const double prod = double(A[size_t(i + p * m)]) * double(B[size_t(p + j * k)]);
+      want += prod;
+      mag += std::abs(prod);
+    }
+    ASSERT_NEAR(C[size_t(i + j * m)], want, 4.0 * double(k) * 6e-8 * mag) << "m=" << m << " i=" << i << " j=" << j;
+  }
+}
+
 std::vector<Isa> isas() { return strata::test::usable_isas(); }
 
 template <class T>
@@ -401,14 +428,8 @@ TEST(GemmEngine, BPanelsAreCopiedWhereTheirColumnsOverflowAnL1Set) {
   std::vector<float> A(size_t(m * k)), op_b(size_t(k * n));
   for (auto& v : A) v = random_value<float>(rng);
   for (auto& v : op_b) v = random_value<float>(rng);
-  std::vector<float> out[2];
-  for (int spread = 0; spread < 2; ++spread) {
-    const index_t ldb = k + (spread ? 8 : 0);
-    std::vector<float> B(size_t(ldb * n), 0.0f);
-    for (index_t j = 0; j < n; ++j) std::copy_n(&op_b[size_t(j * k)], k, &B[size_t(j * ldb)]);
-    out[spread].assign(size_t(m * n), 0.0f);
-    gemm<float>(h, Op::N, Op::N, m, n, k, 1.0f, A.data(), m, B.data(), ldb, 0.0f, out[spread].data(), m);
-  }
+  const std::vector<float> out[2] = {nn_product_at_ldb(h, A, op_b, m, n, k, k),
+                                     nn_product_at_ldb(h, A, op_b, m, n, k, k + 8)};
   EXPECT_EQ(0, std::memcmp(out[0].data(), out[1].data(), out[0].size() * sizeof(float)));
   for (int threads : {1, 2}) {
     check_gemm<float>(Op::N, Op::N, m, n, k, 1.0f, 0.5f, threads, h.isa(), 0);
@@ -436,28 +457,13 @@ TEST(GemmEngine, PanelsWhoseColumnsShareAnL1SetRunInNarrowerWalks) {
     std::vector<float> one_thread;
     for (int threads : {1, 2}) {
       h.set_num_threads(threads);
-      std::vector<float> out[2];
-      for (int spread = 0; spread < 2; ++spread) {
-        const index_t ldb = k + (spread ? 16 : 0);
-        std::vector<float> B(size_t(ldb * n), 0.0f);
-        for (index_t j = 0; j < n; ++j) std::copy_n(&op_b[size_t(j * k)], k, &B[size_t(j * ldb)]);
-        out[spread].assign(size_t(m * n), 0.0f);
-        gemm<float>(h, Op::N, Op::N, m, n, k, 1.0f, A.data(), m, B.data(), ldb, 0.0f, out[spread].data(), m);
-      }
+      const std::vector<float> out[2] = {nn_product_at_ldb(h, A, op_b, m, n, k, k),
+                                         nn_product_at_ldb(h, A, op_b, m, n, k, k + 16)};
       EXPECT_EQ(0, std::memcmp(out[0].data(), out[1].data(), out[0].size() * sizeof(float)))
           << "m=" << m << " n=" << n << " k=" << k << " threads=" << threads;
       if (threads == 1) one_thread = out[0];
       else EXPECT_EQ(0, std::memcmp(one_thread.data(), out[0].data(), out[0].size() * sizeof(float))) << "m=" << m;
-      std::mt19937 rng(5);
-      for (int s = 0; s < 300; ++s) {
-        const index_t i = index_t(rng() % uint32_t(m)), j = index_t(rng() % uint32_t(n));
-        double want = 0, mag = 0;
-        for (index_t p = 0; p < k; ++p) {
-          want += double(A[size_t(i + p * m)]) * double(op_b[size_t(p + j * k)]);
-          mag += std::abs(double(A[size_t(i + p * m)]) * double(op_b[size_t(p + j * k)]));
-        }
-        ASSERT_NEAR(out[0][size_t(i + j * m)], want, 4.0 * double(k) * 6e-8 * mag) << "m=" << m << " i=" << i;
-      }
+      expect_sampled_entries(out[0], A, op_b, m, n, k, 300);
     }
   }
   for (int threads : {1, 2}) check_gemm<float>(Op::T, Op::N, 48, 2 * nr + 7, 1024, 1.0f, 0.5f, threads, h.isa(), 0);
@@ -858,16 +864,7 @@ TEST(GemmEngine, BOutgrowingL2IsReadInPlaceBeyondFourABlocks) {
     gemm<float>(h, Op::N, Op::N, m, n, k, 1.0f, A.data(), m, B.data(), k, 0.0f, out[threads - 1].data(), m);
   }
   EXPECT_EQ(0, std::memcmp(out[0].data(), out[1].data(), out[0].size() * sizeof(float)));
-  std::mt19937 rng(3);
-  for (int s = 0; s < 500; ++s) {
-    const index_t i = index_t(rng() % uint32_t(m)), j = index_t(rng() % uint32_t(n));
-    double want = 0, mag = 0;
-    for (index_t p = 0; p < k; ++p) {
-      want += double(A[size_t(i + p * m)]) * double(B[size_t(p + j * k)]);
-      mag += std::abs(double(A[size_t(i + p * m)]) * double(B[size_t(p + j * k)]));
-    }
-    ASSERT_NEAR(out[0][size_t(i + j * m)], want, 4.0 * double(k) * 6e-8 * mag) << "i=" << i << " j=" << j;
-  }
+  expect_sampled_entries(out[0], A, B, m, n, k, 500);
 }
 
 TEST(GemmEngine, BitwiseIdenticalForAnyThreadCount) {
