@@ -338,11 +338,11 @@ struct Mainloop {
                                                  ldc, alpha, beta_step);
                     first_ir = full * MR;
                   }
-                if (!a_prepacked && first_ir == 0 && b0 == 0 && b1 == kc && !bpanel.next_js &&
-                    run_column_in_fitting_widths<Kernel>(full, kc, a0, a_panel, bt, b_ps, b_js,
-                                                         c + ic + (jc + jr) * ldc, ldc, alpha, beta_step,
-                                                         bpanel.next))
+                if (split && !a_prepacked && first_ir == 0 && b0 == 0 && b1 == kc) {
+                  run_column_in_fitting_widths<Kernel>(full, kc, a0, a_panel, bt, b_js, c + ic + (jc + jr) * ldc, ldc,
+                                                       alpha, beta_step, bpanel.next);
                   first_ir = full * MR;
+                }
                 if (first_ir == 0)
                   Kernel::run_column(full, b1 - b0, a0 + b0 * MR, a_panel, bt + b0 * b_ps, b_ps, b_js,
                                      c + ic + (jc + jr) * ldc, ldc, alpha, beta_step, fetch,
@@ -350,14 +350,17 @@ struct Mainloop {
                 first_ir = full * MR;
               }
               if constexpr (requires { typename Kernel::HalfRows; })
-                if (a_rows == Kernel::HalfRows::mr && mc == a_rows && nr == NR &&
-                    ((b_from_memory && bpanel.next) || splits_for_l1_ways<typename Kernel::HalfRows>(b_ps, b_js))) {
+                if (a_rows == Kernel::HalfRows::mr && mc == a_rows && nr == NR) {
                   using Half = typename Kernel::HalfRows;
-                  if (!run_column_in_fitting_widths<Half>(1, kc, ap, 0, bt, b_ps, b_js, c + ic + (jc + jr) * ldc, ldc,
-                                                          alpha, beta_step, bpanel.next))
+                  if (splits_for_l1_ways<Half>(b_ps, b_js)) {
+                    run_column_in_fitting_widths<Half>(1, kc, ap, 0, bt, b_js, c + ic + (jc + jr) * ldc, ldc, alpha,
+                                                       beta_step, bpanel.next);
+                    first_ir = mc;
+                  } else if (b_from_memory && bpanel.next) {
                     Half::run_column(1, kc, ap, 0, bt, b_ps, b_js, c + ic + (jc + jr) * ldc, ldc, alpha, beta_step,
                                      nullptr, bpanel.next, 0, 0, b_from_memory);
-                  first_ir = mc;
+                    first_ir = mc;
+                  }
                 }
             }
             for (int64_t ir = first_ir; ir < mc; ir += MR) {
@@ -415,7 +418,8 @@ struct Mainloop {
   // neither on B's column stride nor on where a part's columns end (gemm_ex's widened panels,
   // read at another stride, give sgemm's bits). In-process against the session's start, Zen 4,
   // 1 thread: sgemm 16 x 1024-4096 x 1024-4096 1.23-1.36x, 32-128 rows x 1024-4096 1.04-1.11x,
-  // TN 4096 x 16 x 4096 1.31x, dgemm 8-16 rows 1.11-1.22x; 2 threads 1.02-1.48x.
+  // TN 4096 x 16 x 4096 1.31x, dgemm 8-16 rows 1.11-1.22x; 2 threads 1.02-1.48x. Whether a
+  // panel splits (only where K has the two narrower kernels and they cover its width):
   template <class K>
   static bool splits_for_l1_ways(int64_t b_ps, int64_t b_js) {
     if constexpr (requires { typename K::NarrowCols::NarrowCols; K::NarrowCols::run_column_one_set; }) {
@@ -427,22 +431,17 @@ struct Mainloop {
     }
     return false;
   }
+  // The two walks, where splits_for_l1_ways<K> said so (B's columns b_js apart, steps adjacent).
   template <class K>
-  static bool run_column_in_fitting_widths(int64_t tiles, int64_t kc, const T* a, int64_t a_panel, const T* b,
-                                           int64_t b_ps, int64_t b_js, T* c, int64_t ldc, T alpha, T beta,
-                                           const T* next_b) {
+  static void run_column_in_fitting_widths(int64_t tiles, int64_t kc, const T* a, int64_t a_panel, const T* b,
+                                           int64_t b_js, T* c, int64_t ldc, T alpha, T beta, const T* next_b) {
     if constexpr (requires { typename K::NarrowCols::NarrowCols; K::NarrowCols::run_column_one_set; }) {
       using Wide = typename K::NarrowCols;
       using Rest = typename Wide::NarrowCols;
-      if constexpr (Wide::nr + Rest::nr == K::nr) {
-        if (!splits_for_l1_ways<K>(b_ps, b_js)) return false;
-        Wide::run_column_one_set(tiles, kc, a, a_panel, b, b_js, c, ldc, alpha, beta, next_b, true);
-        Rest::run_column_one_set(tiles, kc, a, a_panel, b + Wide::nr * b_js, b_js, c + Wide::nr * ldc, ldc, alpha,
-                                 beta, next_b ? next_b + Wide::nr * b_js : nullptr, true);
-        return true;
-      }
+      Wide::run_column_one_set(tiles, kc, a, a_panel, b, b_js, c, ldc, alpha, beta, next_b, true);
+      Rest::run_column_one_set(tiles, kc, a, a_panel, b + Wide::nr * b_js, b_js, c + Wide::nr * ldc, ldc, alpha,
+                               beta, next_b ? next_b + Wide::nr * b_js : nullptr, true);
     }
-    return false;
   }
 
   // Whether the kernel can pack A's panels while its first column panel reads them in place
