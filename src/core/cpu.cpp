@@ -48,7 +48,7 @@ void read_caches(CpuFeatures& f, bool amd) {
     std::size_t line = (r.b & 0xfff) + 1, sets = std::size_t(r.c) + 1;
     std::size_t bytes = ways * parts * line * sets;
     if (level == 1 && type == 1) f.l1d_bytes = bytes, f.cache_line = line, f.l1d_ways = ways;
-    if (level == 2 && type != 2) f.l2_bytes = bytes;
+    if (level == 2 && type != 2) f.l2_bytes = bytes, f.l2_ways = ways;
     if (level == 3 && type != 2) f.l3_bytes = bytes;
   }
 }

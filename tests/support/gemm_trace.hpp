@@ -11,13 +11,15 @@
 
 namespace strata::test {
 
+// `lda` 0: op(A)'s own rows (no padding).
 inline std::string sgemm_trace(const blas::Handle& h, blas::Op ta, blas::index_t m, blas::index_t n, blas::index_t k,
-                               float alpha = 1.0f) {
-  std::vector<float> A(size_t(m * k), 1.0f), B(size_t(k * n), 1.0f), C(size_t(m * n), 0.0f);
+                               float alpha = 1.0f, blas::index_t lda = 0) {
+  if (lda == 0) lda = ta == blas::Op::N ? m : k;
+  std::vector<float> A(size_t(lda * (ta == blas::Op::N ? k : m)), 1.0f), B(size_t(k * n), 1.0f),
+      C(size_t(m * n), 0.0f);
   testing::internal::CaptureStderr();
   set_verbose_level(1);
-  blas::gemm<float>(h, ta, blas::Op::N, m, n, k, alpha, A.data(), ta == blas::Op::N ? m : k, B.data(), k, 0.0f,
-                    C.data(), m);
+  blas::gemm<float>(h, ta, blas::Op::N, m, n, k, alpha, A.data(), lda, B.data(), k, 0.0f, C.data(), m);
   set_verbose_level(0);
   return testing::internal::GetCapturedStderr();
 }

@@ -409,6 +409,20 @@ TEST(GemmEngine, InPlaceColumnsOverflowAnL1SetOnPageStrides) {
   EXPECT_TRUE(tile::columns_overflow_l1_set(8 * kb, 16, 48 * kb, 12, 64));
 }
 
+// A block of 224 rows x 384 columns (f32) fetched into a 1 MB 8-way L2 (2048 sets): columns
+// 2000 or 3000 floats apart spread over the sets; a multiple of 4 KB apart they fall into few
+// (2048 floats: 16 starting sets, 24 columns each), as they do on a 2 MB 16-way L2; 64 columns
+// a page apart fit half of 8 ways (4 KB: 32 starts, 2 columns each, 15 lines long).
+TEST(GemmEngine, FetchedABlocksFitL2SetsOffPageStrides) {
+  constexpr int64_t kb = 1024, mb = kb * kb;
+  EXPECT_TRUE(tile::columns_fit_l2_sets(8000, 224 * 4, 384, mb, 8, 64));
+  EXPECT_TRUE(tile::columns_fit_l2_sets(12000, 224 * 4, 384, mb, 8, 64));
+  EXPECT_FALSE(tile::columns_fit_l2_sets(8 * kb, 224 * 4, 384, mb, 8, 64));
+  EXPECT_FALSE(tile::columns_fit_l2_sets(12 * kb, 224 * 4, 384, mb, 8, 64));
+  EXPECT_FALSE(tile::columns_fit_l2_sets(4 * kb, 224 * 4, 384, 2 * mb, 16, 64));
+  EXPECT_TRUE(tile::columns_fit_l2_sets(4 * kb, 224 * 4, 64, mb, 8, 64));
+}
+
 // Above 4 MR rows, where this machine's L1 cannot hold the kernel's NR in-place columns (ldb
 // 1024 floats: 4 KB apart on Zen 4's 8-way L1), the engine reads B as in place through a copy
 // of each column panel, and straight from B otherwise (ldb 1032). The trace says which; the copy
@@ -467,6 +481,43 @@ TEST(GemmEngine, PanelsWhoseColumnsShareAnL1SetRunInNarrowerWalks) {
     }
   }
   for (int threads : {1, 2}) check_gemm<float>(Op::T, Op::N, 48, 2 * nr + 7, 1024, 1.0f, 0.5f, threads, h.isa(), 0);
+}
+
+// Few columns (2 to 8 column panels) against an A beyond L2 pack B once per k block and fetch
+// each next block of A into L2 while the block before it computes (PackPolicy::fetch_next_a),
+// except where A's columns are a multiple of 4 KB apart (the fetched lines would crowd a few L2
+// sets): the blocks are the same either way, so the bits do not depend on lda (1024 and 1036
+// rows apart, 1 and 2 threads alike), and both match the reference (NN, NT, f32 and f64, beta
+// reading C).
+TEST(GemmEngine, FewColumnsFetchTheirNextBlockOfAIntoL2) {
+  Handle h;
+  h.set_num_threads(1);
+  const auto [mr, nr] = test::sgemm_tile(h);
+  const index_t m = 1024, n = 5 * nr + 4, k = 1100;
+  const std::string spread = test::sgemm_trace(h, Op::N, m, n, k, 1.0f, m + 12);
+  const std::string aliased = test::sgemm_trace(h, Op::N, m, n, k, 1.0f, m);
+  EXPECT_NE(spread.find("B=packed A=packed (each next block fetched into L2"), std::string::npos) << spread;
+  auto blocks = [](const std::string& t) { return t.substr(t.find("blocks"), t.find(" nc=") - t.find("blocks")); };
+  EXPECT_EQ(blocks(spread), blocks(aliased)) << spread << aliased;
+  EXPECT_EQ(test::sgemm_trace(h, Op::N, m, nr + nr / 2, k, 1.0f, m + 12).find("fetched"), std::string::npos)
+      << "one full column panel: no fetch";
+  const auto [A, B] = random_operands(m, n, k, 11);
+  std::vector<float> padded(size_t((m + 12) * k));
+  for (index_t p = 0; p < k; ++p) std::copy_n(&A[size_t(p * m)], m, &padded[size_t(p * (m + 12))]);
+  std::vector<float> first;
+  for (int threads : {1, 2}) {
+    h.set_num_threads(threads);
+    for (index_t lda : {m, m + 12}) {
+      std::vector<float> C(size_t(m * n), 0.0f);
+      gemm<float>(h, Op::N, Op::N, m, n, k, 1.0f, lda == m ? A.data() : padded.data(), lda, B.data(), k, 0.0f,
+                  C.data(), m);
+      if (first.empty()) first = C, expect_sampled_entries(C, A, B, m, n, k, 300);
+      else EXPECT_EQ(0, std::memcmp(first.data(), C.data(), C.size() * sizeof(float))) << threads << " " << lda;
+    }
+    check_gemm<float>(Op::N, Op::N, m, n, k, 1.0f, 0.5f, threads, h.isa(), 12);
+    check_gemm<float>(Op::N, Op::T, m, 3 * nr, k, -1.0f, 1.0f, threads, h.isa(), 12);
+    check_gemm<double>(Op::N, Op::N, m, n, k, 1.0, 0.0, threads, h.isa(), 12);
+  }
 }
 
 // The tile-stationary walk's fetch of the next A slice is split among the column panels by

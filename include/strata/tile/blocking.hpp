@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "strata/core/cpu.hpp"
 #include "strata/tile/isa_namespace.hpp"
@@ -91,6 +92,26 @@ inline bool in_place_columns_fit_l1(int64_t col_bytes, int64_t nr) {
   const CpuFeatures& f = cpu_features();
   const int64_t ways = f.l1d_ways ? int64_t(f.l1d_ways) : 8;
   return !columns_overflow_l1_set(col_bytes, nr, int64_t(f.l1d_bytes), ways, int64_t(f.cache_line));
+}
+
+// Whether `cols` column segments of `rows_bytes` each, `col_bytes` apart, put at most half the
+// ways of any set of an L2 of `l2_bytes` (`ways`-way, `line`-byte lines) into it: a block of A
+// fetched into L2 ahead of its pack must stay there beside the packed block (PackPolicy::
+// fetch_next_a). Columns a multiple of 4 KB apart fall into few of a 1 MB 8-way L2's 2048 sets
+// (lda 2048 floats: 16 of them for each line of a column), and the fetched lines evict each
+// other and the packed block instead. Each segment counted one line longer (its start within a
+// line is not known here).
+inline bool columns_fit_l2_sets(int64_t col_bytes, int64_t rows_bytes, int64_t cols, int64_t l2_bytes, int64_t ways,
+                                int64_t line) {
+  const int64_t sets = l2_bytes / (line * ways), lines = (rows_bytes + line - 1) / line + 1;
+  if (sets <= 0 || lines >= sets) return false;
+  std::vector<int> per_set(std::size_t(sets), 0);
+  for (int64_t j = 0; j < cols; ++j) {
+    const int64_t first = (j * col_bytes / line) % sets;
+    for (int64_t l = 0; l < lines; ++l)
+      if (2 * ++per_set[std::size_t((first + l) % sets)] > ways) return false;
+  }
+  return true;
 }
 
 // The KC x NC block of B takes a quarter of L3 (shared), or 4 MiB when L3 is unknown.

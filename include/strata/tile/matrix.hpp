@@ -45,6 +45,7 @@ struct GemmRoute {
   bool b_in_place = false;      // the tiled path read op(B) in place (else packed, or prepacked)
   bool b_copied = false;        // ... through a copy of each column panel (PackPolicy::copy_b_panels)
   bool transposed = false;      // run as C^T = op(B)^T op(A)^T (blas's few-column TN products)
+  bool a_fetched = false;       // A's next block fetched into L2 as each block computes (fetch_next_a)
 };
 
 // Rows [lo, hi) of column j of an m-row C that `t` leaves (all of them for none; m == n otherwise).

@@ -40,6 +40,7 @@ std::string route_text(const tile::GemmRoute& r, const GemmKernelInfo& info) {
              r.b_copied ? " B=in-place (panels copied: columns sharing an L1 set)"
              : r.b_in_place ? " B=in-place"
                             : " B=packed",
+             r.a_fetched ? " A=packed (each next block fetched into L2 as the block before it runs)" : "",
              r.transposed ? " (as C^T = op(B)^T op(A)^T: few columns become few rows, op(A) read in place)" : "");
 }
 
