@@ -483,7 +483,7 @@ TEST(GemmEngine, PanelsWhoseColumnsShareAnL1SetRunInNarrowerWalks) {
   for (int threads : {1, 2}) check_gemm<float>(Op::T, Op::N, 48, 2 * nr + 7, 1024, 1.0f, 0.5f, threads, h.isa(), 0);
 }
 
-// Few columns (2 to 8 column panels) against an A beyond L2 pack B once per k block and fetch
+// Few columns (2 to 12 column panels) against an A beyond L2 pack B once per k block and fetch
 // each next block of A into L2 while the block before it computes (PackPolicy::fetch_next_a),
 // except where A's columns are a multiple of 4 KB apart (the fetched lines would crowd a few L2
 // sets): the blocks are the same either way, so the bits do not depend on lda (1024 and 1036
