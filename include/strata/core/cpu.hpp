@@ -23,9 +23,9 @@ struct CpuFeatures {
   std::size_t l1d_bytes = 0, l2_bytes = 0, l3_bytes = 0;
   std::size_t cache_line = 64;
   std::size_t l1d_ways = 0;  // L1d associativity (0 if unknown)
-  std::size_t l2_ways = 0;   // L2 associativity (0 if unknown)
   int logical_cpus = 0;  // online CPUs in the system
   int affinity_cpus = 0; // CPUs this process may run on (sched_getaffinity)
+  std::size_t l2_ways = 0;  // L2 associativity (0 if unknown)
 };
 
 // Detected once per process; cheap to call.

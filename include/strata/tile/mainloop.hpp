@@ -353,13 +353,14 @@ struct Mainloop {
                                                        alpha, beta_step, bpanel.next);
                   first_ir = full * MR;
                 }
-                if (first_ir == 0 && next_a.fetches(jr)) {
-                  const int64_t from = next_a.first_column(jr), to = next_a.first_column(jr + NR);
-                  Kernel::run_column(full, kc, a0, a_panel, bt, b_ps, b_js, c + ic + (jc + jr) * ldc, ldc, alpha,
-                                     beta_step, nullptr, next_a.at + from * next_a.lda, 0, next_a.lda, true,
-                                     to - from, next_a.rows);
-                  first_ir = full * MR;
-                }
+                if constexpr (fetches_lines<Kernel>())
+                  if (first_ir == 0 && next_a.fetches(jr) && b_ps == NR && b_js == 1) {
+                    const int64_t from = next_a.first_column(jr), to = next_a.first_column(jr + NR);
+                    Kernel::run_column_fetching(full, kc, a0, a_panel, bt, c + ic + (jc + jr) * ldc, ldc, alpha,
+                                                beta_step, next_a.at + from * next_a.lda, next_a.lda, to - from,
+                                                next_a.rows);
+                    first_ir = full * MR;
+                  }
                 if (first_ir == 0)
                   Kernel::run_column(full, b1 - b0, a0 + b0 * MR, a_panel, bt + b0 * b_ps, b_ps, b_js,
                                      c + ic + (jc + jr) * ldc, ldc, alpha, beta_step, fetch,

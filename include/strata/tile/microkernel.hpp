@@ -219,33 +219,37 @@ struct MicroKernel {
   // A B column panel read in place: NR columns (or `columns`) `js` apart, each `depth`
   // contiguous values from `at`; one line per step, column by column (each from the line
   // holding its first value), then the last line again (a hit). A step is a prefetch, an add
-  // and a compare; the first version (a line of every column in turn, its offset clamped to the column: an index
-  // multiply, a min, loads of its fields and a counter kept in memory, about 15 instructions
-  // a step beside the k step's 38) left the depth-64 1x1 convolution's column walk 2-3%
-  // slower (stand-alone loop, in-process, with and without its operands in cache).
-  struct PanelFetch {
+  // and a compare; the first version (a line of every column in turn, its offset clamped to
+  // the column: an index multiply, a min, loads of its fields and a counter kept in memory,
+  // about 15 instructions a step beside the k step's 38) left the depth-64 1x1 convolution's
+  // column walk 2-3% slower (stand-alone loop, in-process, with and without its operands in
+  // cache).
+  // AnyColumns: `columns` columns rather than NR (a share of A's next block, Mainloop::NextA;
+  // B's panels keep NR a constant).
+  template <bool AnyColumns>
+  struct ColumnFetch {
     static constexpr std::intptr_t line = 64;
     const char* at;           // the current column's first value
     std::intptr_t js, bytes;  // bytes between columns, bytes of one column
     const char* cur;          // the next line to fetch
     const char* end;          // the end of the current column
     std::intptr_t inc = line; // 0 once every column is fetched
-    int64_t j = 0;
+    int j = 0;
     // Into L2 rather than L1 for a B coming from memory: an L1 fetch holds one of L1's few miss
     // buffers for a memory latency, which the panel's own reads then wait for (in-process, 1
     // thread, Zen 4: sgemm 16 x 4000 x 4000 1.20-1.23x). From L3 the L1 hint stays (the NHWC 1x1
     // layers at batch 8 had read 0.93-0.96x with the L2 hint), except for panels whose columns
     // share an L1 set (Mainloop::run_column_in_fitting_widths).
     bool into_l2;
-    int64_t cols;
-    [[gnu::always_inline]] PanelFetch(const T* first, int64_t col_stride, int64_t depth, bool l2, int64_t columns = NR)
+    int cols;
+    [[gnu::always_inline]] ColumnFetch(const T* first, int64_t col_stride, int64_t depth, bool l2, int64_t columns = NR)
         : at(reinterpret_cast<const char*>(first)),
           js(std::intptr_t(col_stride) * std::intptr_t(sizeof(T))),
           bytes(std::intptr_t(depth) * std::intptr_t(sizeof(T))),
           cur(line_of(at)),
           end(at + bytes),
           into_l2(l2),
-          cols(columns) {}
+          cols(int(columns)) {}
     [[gnu::always_inline]] static const char* line_of(const char* p) {
       return reinterpret_cast<const char*>(reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t(line - 1));
     }
@@ -258,7 +262,7 @@ struct MicroKernel {
     // Inlined: an out-of-line call in the k loop makes GCC keep the accumulators in memory
     // around it (0.89x).
     [[gnu::always_inline]] void next_column() {
-      if (++j == cols) {
+      if (++j == (AnyColumns ? cols : NR)) {
         inc = 0, cur -= line, end = cur + 1;
         return;
       }
@@ -267,6 +271,7 @@ struct MicroKernel {
       end = at + bytes;
     }
   };
+  using PanelFetch = ColumnFetch<false>;
   // A stretch of A from `at` on, `bytes` a step (at most two lines: one line named per step up
   // to a line's bytes, the next one too beyond; under a line the same line is named again, a
   // hit, so the stretch is fetched at a lower rate), with __builtin_prefetch's locality (2:
@@ -419,9 +424,7 @@ struct MicroKernel {
   // the last tile): for A read from memory (single-set kernels only). With `fetch_b` (B read in
   // place with contiguous columns, b_ps = 1), the k steps also fetch the next column panel,
   // NR columns b_js (or fetch_b_js: B's own stride where the panel read is a copy) apart from
-  // fetch_b, a line per step (PanelFetch; single-set kernels too). `fetch_cols` and
-  // `fetch_depth` (0: NR and kc) make that fetch any panel of columns: a share of A's next block
-  // (Mainloop::NextA), fetch_b_js apart, into L2.
+  // fetch_b, a line per step (PanelFetch; single-set kernels too).
   // With `fetch_line_bytes` (two lines at most), the A fetch is a LineFetch instead: tile t names
   // the lines of that many bytes a step from fetch_after + t * a_panel on, into L2 -- a share of
   // a slice spread over several calls (Mainloop::a_stationary).
@@ -433,10 +436,24 @@ struct MicroKernel {
                                                 int64_t b_ps, int64_t b_js, T* c, int64_t ldc, T alpha, T beta,
                                                 const T* fetch_after = nullptr, const T* fetch_b = nullptr,
                                                 int64_t fetch_line_bytes = 0, int64_t fetch_b_js = 0,
-                                                bool fetch_b_into_l2 = false, int64_t fetch_cols = 0,
-                                                int64_t fetch_depth = 0) {
+                                                bool fetch_b_into_l2 = false) {
     run_column_sets<false>(tiles, kc, a, a_panel, b, b_ps, b_js, c, ldc, alpha, beta, fetch_after, fetch_b,
-                           fetch_line_bytes, fetch_b_js, fetch_b_into_l2, fetch_cols, fetch_depth);
+                           fetch_line_bytes, fetch_b_js, fetch_b_into_l2);
+  }
+  // run_column's tiles against a packed B panel (b_ps NR, b_js 1) whose k steps fetch `cols`
+  // columns of `depth` values, `js` apart, from `fetch` into L2, a line a step: a share of A's
+  // next block (Mainloop::NextA). One accumulator set, as run_column's full tiles (chains 1):
+  // the same bits. A function of its own: as another branch of run_column_sets it had cost the
+  // few-row walks of the transposed TN route 9-12% (TN 1024 x 16 x 1024, 2048 x 16 x 2048).
+  [[gnu::noinline]] static void run_column_fetching(int64_t tiles, int64_t kc, const T* __restrict a,
+                                                    int64_t a_panel, const T* __restrict b, T* __restrict c,
+                                                    int64_t ldc, T alpha, T beta, const T* fetch, int64_t js,
+                                                    int64_t cols, int64_t depth) {
+    static_assert(chains == 1, "run_column's full tiles sum in one set");
+    ColumnFetch<true> columns(fetch, js, depth, true, cols);
+    column_tiles(tiles, c, ldc, alpha, beta, [&](int64_t t, V (&acc)[NR][NV]) __attribute__((always_inline)) {
+      rotate<mr, NR, 1, false>(kc, a + t * a_panel, mr, b, NR, 1, acc, nullptr, columns);
+    });
   }
   // run_column in one accumulator set even where the kernel has more (chains), so that a
   // narrower walk over some of a wider kernel's columns sums them as that kernel does, and
@@ -445,18 +462,17 @@ struct MicroKernel {
                                                         const T* b, int64_t b_js, T* c, int64_t ldc, T alpha, T beta,
                                                         const T* fetch_b, bool fetch_b_into_l2) {
     run_column_sets<true>(tiles, kc, a, a_panel, b, 1, b_js, c, ldc, alpha, beta, nullptr, fetch_b, 0, 0,
-                          fetch_b_into_l2, 0, 0);
+                          fetch_b_into_l2);
   }
   template <bool OneSet>
   [[gnu::noinline]] static void run_column_sets(int64_t tiles, int64_t kc, const T* __restrict a, int64_t a_panel,
                                                 const T* __restrict b, int64_t b_ps, int64_t b_js, T* __restrict c,
                                                 int64_t ldc, T alpha, T beta, const T* fetch_after,
                                                 const T* fetch_b, int64_t fetch_line_bytes, int64_t fetch_b_js,
-                                                bool fetch_b_into_l2, int64_t fetch_cols, int64_t fetch_depth) {
+                                                bool fetch_b_into_l2) {
     auto each = [&]<int BPS, int BJS, bool FetchA, bool FetchB, int Lines = 0>() __attribute__((always_inline)) {
       // Over all the tiles, from where the last left off.
-      PanelFetch panel(fetch_b, fetch_b_js ? fetch_b_js : b_js, fetch_depth ? fetch_depth : kc, fetch_b_into_l2,
-                       fetch_cols ? fetch_cols : NR);
+      PanelFetch panel(fetch_b, fetch_b_js ? fetch_b_js : b_js, kc, fetch_b_into_l2);
       column_tiles(tiles, c, ldc, alpha, beta, [&](int64_t t, V (&acc)[NR][NV]) __attribute__((always_inline)) {
         const T* at = a + t * a_panel;
         SliceFetch slice{t + 1 < tiles ? at + a_panel : fetch_after, mr};
@@ -489,8 +505,6 @@ struct MicroKernel {
         if (fetch_after) return each.template operator()<1, 0, true, true>();
         return each.template operator()<1, 0, false, true>();
       }
-      // A packed B panel fetching A's next block (Mainloop::NextA).
-      if (fetch_b && b_ps == NR && b_js == 1) return each.template operator()<NR, 1, false, true>();
       if (fetch_after && fetch_line_bytes > 0) {
         if (b_ps == NR && b_js == 1) return each.template operator()<NR, 1, false, false, 2>();
         if (b_ps == 1) return each.template operator()<1, 0, false, false, 2>();
