@@ -133,9 +133,11 @@ PackPolicy choose_pack_policy(const GemmArgs<T, TA, TB>& g, const BlockSizes& bs
   // as each block computes (PackPolicy::fetch_next_a), B packed once per k block for all the
   // row blocks. One panel cannot fetch a block in its steps (4096 x 16 x 4096 on 2 threads:
   // 0.84x with these blocks unfetched); past 12 the pack's share is small (2000 x 192 x 2000
-  // 0.98-1.05x, 2000 x 384 x 2000 0.98x).
-  p.fetch_next_a = g.n >= 2 * Kernel::nr && g.n <= 12 * Kernel::nr && g.m > 4 * Kernel::mr && !small_b &&
-                   g.m * g.k * int64_t(sizeof(T)) > int64_t(cpu_features().l2_bytes);
+  // 0.98-1.05x, 2000 x 384 x 2000 0.98x). Only with L1's and L2's sizes known (the blocks
+  // derive from them).
+  const int64_t l2 = int64_t(cpu_features().l2_bytes);
+  p.fetch_next_a = g.n >= 2 * Kernel::nr && g.n <= 12 * Kernel::nr && g.m > 4 * Kernel::mr && !small_b && l2 > 0 &&
+                   cpu_features().l1d_bytes > 0 && g.m * g.k * int64_t(sizeof(T)) > l2;
   if (p.fetch_next_a) p.pack_b = true;
   p.copy_b_panels = !p.pack_b && !b_fits_l1;
   const bool few_rows_and_columns = g.m <= 4 * Kernel::mr && g.n <= 8 * Kernel::nr && g.a.cs <= 2 * g.m + 16;
