@@ -427,8 +427,8 @@ struct Mainloop {
   // `rows` x `cols` values from `at`, columns `lda` apart, split among the block's full column
   // panels from `first_panel` on (the one that packs A as it reads it, fused_a_packing, fetches
   // nothing) in equal runs of whole columns, each named a line a k step (MicroKernel::
-  // PanelFetch): a panel's tiles take kc steps each, at least the lines of its share wherever two
-  // panels share a block. Each value of A then serves at most 12 column panels (few columns),
+  // run_column_fetching): a panel's tiles take kc steps each, at least the lines of its share
+  // wherever two panels share a block (one panel alone names half of them). Each value of A then serves at most 12 column panels (few columns),
   // and its pack from L3 had cost as much as a sixth of the product: in-process, 1 thread, Zen 4,
   // sgemm NN 2000 x 64 x 2000 1.16x, 3000 x 32 x 3000 1.24x, 4000 x 64 x 4000 1.10x, 1500 x 96 x
   // 1500 1.10x, 1000 x 48 x 3000 1.16x, 2000 x 128 x 2000 1.11-1.13x; 2 threads 1.03-1.23x.
