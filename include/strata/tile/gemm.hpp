@@ -173,13 +173,26 @@ BlockSizes stationary_blocks(int64_t m, int64_t k) {
 // 4096 x 64 x 4096, 4096 x 32 x 4096: 0.98-1.01x) where 256 x 256 lost 2-4%; f64 at depth 192
 // 1.00-1.20x against the old route, at 320 0.92-1.10x. Shape and cache sizes only.
 template <class Kernel>
-BlockSizes fetched_a_blocks(int64_t k, const BlockSizes& bs) {
+BlockSizes fetched_a_blocks(int64_t m, int64_t k, const BlockSizes& bs) {
   using T = typename Kernel::T;
   const CpuFeatures& f = cpu_features();
   const int64_t depth = std::max<int64_t>(64, int64_t(f.l1d_bytes) / 2 / (Kernel::nr * int64_t(sizeof(T))));
   BlockSizes b = bs;
   b.kc = balanced_depth(k, depth);
   b.mc = round_down_to(int64_t(f.l2_bytes) * 3 / 10 / (depth * int64_t(sizeof(T))), Kernel::mr);
+  // Shorter k blocks (down to half) where that lets the block of an A stored without padding
+  // (columns m apart) stay in L2's sets: m = 1536 floats, 6 KB a column, fits at 256 (in-process
+  // sgemm NN 1536 x 64 x 1536 1.08-1.09x, 1536 x 96 x 4096 1.06-1.09x); page strides (2048, 3072,
+  // 4096 floats) fit at none of them and keep the longest. m, not lda: the blocks, and with them
+  // the bits, follow the shape alone.
+  const int64_t ways = f.l2_ways ? int64_t(f.l2_ways) : 8, e = int64_t(sizeof(T));
+  for (const int64_t d : {depth, depth * 3 / 4, depth / 2}) {
+    const int64_t kc = balanced_depth(k, d);
+    if (columns_fit_l2_sets(m * e, b.mc * e, kc, int64_t(f.l2_bytes), ways, int64_t(f.cache_line))) {
+      b.kc = kc;
+      break;
+    }
+  }
   return b;
 }
 
@@ -219,7 +232,7 @@ BlockSizes streaming_blocks(int64_t m, int64_t n, int64_t k, const BlockSizes& b
                             const Partition& part, bool b_prepacked) {
   BlockSizes b = bs;
   if (policy.stationary_a) return stationary_blocks<Kernel>(m, k);
-  if (policy.fetch_next_a) return fetched_a_blocks<Kernel>(k, bs);
+  if (policy.fetch_next_a) return fetched_a_blocks<Kernel>(m, k, bs);
   if (!policy.pack_b || (b_prepacked && m <= 4 * Kernel::mr)) {
     const int64_t kmax = bs.kc * (Kernel::mr + Kernel::nr) / Kernel::nr;
     const int64_t pieces = (k + kmax - 1) / kmax;
