@@ -428,10 +428,11 @@ struct Mainloop {
   // panels from `first_panel` on (the one that packs A as it reads it, fused_a_packing, fetches
   // nothing) in equal runs of whole columns, each named a line a k step (MicroKernel::
   // run_column_fetching): a panel's tiles take kc steps each, at least the lines of its share
-  // wherever two panels share a block (one panel alone names half of them). Each value of A then serves at most 12 column panels (few columns),
-  // and its pack from L3 had cost as much as a sixth of the product: in-process, 1 thread, Zen 4,
-  // sgemm NN 2000 x 64 x 2000 1.16x, 3000 x 32 x 3000 1.24x, 4000 x 64 x 4000 1.10x, 1500 x 96 x
-  // 1500 1.10x, 1000 x 48 x 3000 1.16x, 2000 x 128 x 2000 1.11-1.13x; 2 threads 1.03-1.23x.
+  // wherever two panels share a block (one panel alone names half of them). Each value of A then
+  // serves at most 12 column panels (few columns), and its pack from L3 had cost as much as a
+  // sixth of the product: in-process, 1 thread, Zen 4, sgemm NN 2000 x 64 x 2000 1.16x, 3000 x 32
+  // x 3000 1.24x, 4000 x 64 x 4000 1.10x, 1500 x 96 x 1500 1.10x, 1000 x 48 x 3000 1.16x, 2000 x
+  // 128 x 2000 1.11-1.13x; 2 threads 1.03-1.23x.
   struct NextA {
     const T* at = nullptr;  // nullptr: nothing to fetch
     int64_t lda = 0, rows = 0, cols = 0, first_panel = 0, panels = 0;
