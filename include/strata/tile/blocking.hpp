@@ -114,6 +114,13 @@ inline bool columns_fit_l2_sets(int64_t col_bytes, int64_t rows_bytes, int64_t c
   return true;
 }
 
+// columns_fit_l2_sets on this machine's L2 (an L2 of unknown associativity counted as 8-way).
+inline bool columns_fit_this_l2(int64_t col_bytes, int64_t rows_bytes, int64_t cols) {
+  const CpuFeatures& f = cpu_features();
+  return columns_fit_l2_sets(col_bytes, rows_bytes, cols, int64_t(f.l2_bytes), f.l2_ways ? int64_t(f.l2_ways) : 8,
+                             int64_t(f.cache_line));
+}
+
 // The KC x NC block of B takes a quarter of L3 (shared), or 4 MiB when L3 is unknown.
 inline int64_t l3_block_columns(int nr, int64_t e, int64_t kc, std::size_t l3) {
   const int64_t l3_share = l3 ? int64_t(l3) / 4 : (int64_t(4) << 20);

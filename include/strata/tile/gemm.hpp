@@ -185,10 +185,10 @@ BlockSizes fetched_a_blocks(int64_t m, int64_t k, const BlockSizes& bs) {
   // sgemm NN 1536 x 64 x 1536 1.08-1.09x, 1536 x 96 x 4096 1.06-1.09x); page strides (2048, 3072,
   // 4096 floats) fit at none of them and keep the longest. m, not lda: the blocks, and with them
   // the bits, follow the shape alone.
-  const int64_t ways = f.l2_ways ? int64_t(f.l2_ways) : 8, e = int64_t(sizeof(T));
+  const int64_t e = int64_t(sizeof(T));
   for (const int64_t d : {depth, depth * 3 / 4, depth / 2}) {
     const int64_t kc = balanced_depth(k, d);
-    if (columns_fit_l2_sets(m * e, b.mc * e, kc, int64_t(f.l2_bytes), ways, int64_t(f.cache_line))) {
+    if (columns_fit_this_l2(m * e, b.mc * e, kc)) {
       b.kc = kc;
       break;
     }

@@ -443,12 +443,8 @@ struct Mainloop {
   // Whether A's block, as blocks `bs` cut it, stays in L2 fetched (columns_fit_l2_sets): A a
   // matrix of T with unit row stride.
   static bool a_block_fits_l2_sets(const AOp& a, const BlockSizes& bs) {
-    if constexpr (a_in_place_ok && !a_prepacked) {
-      const CpuFeatures& f = cpu_features();
-      return a.v.rs == 1 && columns_fit_l2_sets(a.v.cs * int64_t(sizeof(T)), bs.mc * int64_t(sizeof(T)), bs.kc,
-                                                int64_t(f.l2_bytes), f.l2_ways ? int64_t(f.l2_ways) : 8,
-                                                int64_t(f.cache_line));
-    }
+    if constexpr (a_in_place_ok && !a_prepacked)
+      return a.v.rs == 1 && columns_fit_this_l2(a.v.cs * int64_t(sizeof(T)), bs.mc * int64_t(sizeof(T)), bs.kc);
     return false;
   }
   static NextA next_a_block(const AOp& a, const PackPolicy& policy, int64_t m, int64_t k, int64_t ic, int64_t mc_step,
