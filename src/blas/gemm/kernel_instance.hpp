@@ -452,9 +452,22 @@ struct Bf16KernelInstance {
     // 2048^3 0.90x, 2048 x 512 x 2048 0.78x, 4096 x 4096 x 64 0.89x, so not there.
     if constexpr (!std::is_void_v<InPlace>) {
       if (c.m <= blocks().mc && InPlace::B::fits(bv, c.k)) {
+        const typename InPlace::A a{av};
+        const auto b = InPlace::B::of(bv);
+        // A small product (up to 128^3, on one thread) that is one block: the mainloop's walk
+        // of it without the blocking set-up (Mainloop::run_one_block).
+        using OneBlock = tile::Mainloop<Kernel, tile::NoEpilogue, typename InPlace::A, typename InPlace::B>;
+        const bool one_part = c.threads == 1 || 2.0 * double(c.m) * double(c.n) * double(c.k) < 2 * tile::min_part_flops;
+        if (one_part && c.m * c.n * c.k <= 128 * 128 * 128 && c.k <= blocks().kc && c.n <= blocks().nc &&
+            OneBlock::one_block_covers(c.n)) {
+          if (c.epilogue_count == 0) return OneBlock::run_one_block(c.m, c.n, c.k, c.alpha, a, b, c.beta, c.c, c.ldc, {});
+          const tile::EpilogueProgram<float> program{c.epilogue, c.epilogue_count};
+          return tile::Mainloop<Kernel, tile::EpilogueProgram<float>, typename InPlace::A, typename InPlace::B>::
+              run_one_block(c.m, c.n, c.k, c.alpha, a, b, c.beta, c.c, c.ldc, program);
+        }
         tile::PackPolicy policy;
         policy.pack_b = false;
-        return run(typename InPlace::A{av}, InPlace::B::of(bv), policy);
+        return run(a, b, policy);
       }
     }
     run(AOperand{av}, BOperand{bv}, tile::PackPolicy{});
