@@ -266,6 +266,44 @@ TEST(Lt, InvalidDescriptionsNameTheArgument) {
   expect_arg("bias", [&] { MatmulDesc d2; d2.epilogue.bias(nullptr); });
 }
 
+// A small bf16 matmul with an epilogue whose B pairs are read in place (NN, even depth) runs, on
+// one thread, as one block of the mainloop's with the epilogue on each finished column panel
+// (Mainloop::run_one_block); on two threads (0.5 MFLOP or more) through the mainloop's two
+// parts: bitwise alike, and equal to gemm_ex followed by the epilogue's operations.
+TEST(Lt, SmallBf16MatmulTakesItsEpilogueOnOneBlock) {
+  if (!isa_supported(Isa::avx512)) GTEST_SKIP() << "no AVX-512 here";
+  for (auto [m, n, k] : {std::tuple{64, 36, 128}, std::tuple{40, 20, 330}}) {
+    std::mt19937 rng(uint32_t(m * n + k));
+    std::uniform_real_distribution<float> u(-1, 1);
+    std::vector<uint16_t> A(size_t(m * k)), B(size_t(k * n));
+    for (auto& x : A) x = bf16(u(rng)).bits;
+    for (auto& x : B) x = bf16(u(rng)).bits;
+    std::vector<float> bias(static_cast<size_t>(m));
+    for (auto& x : bias) x = u(rng);
+    MatmulDesc desc;
+    desc.epilogue.bias(bias.data()).activation(Activation::relu).scale(0.5);
+    MatrixLayout la{DType::bf16, m, k, m}, lb{DType::bf16, k, n, k}, ld{DType::f32, m, n, m};
+    std::vector<float> D[2] = {std::vector<float>(size_t(m * n), 9.0f), std::vector<float>(size_t(m * n), 9.0f)};
+    std::vector<float> want(size_t(m * n));
+    const float one = 1, zero = 0;
+    for (int threads : {1, 2}) {
+      Handle h;
+      h.set_isa(Isa::avx512);
+      h.set_num_threads(threads);
+      matmul(h, desc, &one, A.data(), la, B.data(), lb, &zero, nullptr, ld, D[threads - 1].data(), ld);
+      if (threads == 2) gemm_ex(h, Op::N, Op::N, m, n, k, 1.0f, A.data(), DType::bf16, m, B.data(), DType::bf16, k,
+                                0.0f, want.data(), m);
+    }
+    for (index_t j = 0; j < n; ++j)
+      for (index_t i = 0; i < m; ++i) {
+        float& x = want[size_t(i + j * m)];
+        x = std::max(x + bias[size_t(i)], 0.0f) * 0.5f;
+      }
+    ASSERT_EQ(0, std::memcmp(D[0].data(), D[1].data(), sizeof(float) * D[0].size())) << m << "x" << n << "x" << k;
+    ASSERT_EQ(0, std::memcmp(D[0].data(), want.data(), sizeof(float) * want.size())) << m << "x" << n << "x" << k;
+  }
+}
+
 // bf16 and f16 inputs with f32 compute (the ML layer's matmul: bias, activation, scale) on
 // every ISA path: each batch entry bitwise equals gemm_ex on it followed by the epilogue's
 // operations in f32 (alpha 1, beta 0: the same kernel sums the same products; the bias add
