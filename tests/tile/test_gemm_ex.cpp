@@ -99,7 +99,10 @@ TEST(GemmEx, Bf16EqualsF32OfWidenedInputs) { check_narrow<bf16>(DType::bf16); }
 // depths, several k blocks and every transpose; 1 and 2 threads bitwise alike. alpha 1 with
 // beta 0 or 1 too: the AMX kernel keeps C in its tiles then (else it combines through a buffer).
 // (20 x 300 x 1500 is large enough for AMX's B-in-place route to split its panels between two
-// threads.)
+// threads.) Small NN and TN products that are one block of the mainloop's run on one thread
+// without its set-up (Mainloop::run_one_block), on two, where they make 0.5 MFLOP or more (64^3
+// to 40 x 20 x 330: ragged rows on copied and half-height tiles, exact column edges), as the
+// mainloop's two parts: the bits must agree.
 TEST(GemmEx, Bf16NativeKernelIsAccurateAndDeterministic) {
   if (!isa_supported(Isa::avx512) || !native_bf16(Isa::avx512)) GTEST_SKIP() << "no AVX512_BF16 kernel here";
   for (Op ta : {Op::N, Op::T})
@@ -107,7 +110,9 @@ TEST(GemmEx, Bf16NativeKernelIsAccurateAndDeterministic) {
       for (auto [m, n, k] : {std::tuple{37, 23, 51}, std::tuple{200, 9, 300}, std::tuple{5, 300, 17},
                              std::tuple{64, 48, 2001}, std::tuple{1, 1, 1}, std::tuple{33, 13, 2},
                              std::tuple{96, 25, 16}, std::tuple{70, 130, 33}, std::tuple{20, 70, 45},
-                             std::tuple{32, 64, 96}, std::tuple{20, 300, 1500}}) {
+                             std::tuple{32, 64, 96}, std::tuple{20, 300, 1500}, std::tuple{64, 64, 64},
+                             std::tuple{96, 40, 128}, std::tuple{128, 36, 64}, std::tuple{16, 100, 200},
+                             std::tuple{40, 20, 330}}) {
         std::mt19937 rng(7);
         std::uniform_real_distribution<float> d(-2, 2);
         std::vector<bf16> A(size_t(m * k)), B(size_t(k * n));
@@ -141,52 +146,6 @@ TEST(GemmEx, Bf16NativeKernelIsAccurateAndDeterministic) {
           }
         }
       }
-}
-
-// A small product on one thread that is one block of the mainloop's, B's pairs read in place (NN,
-// TN), runs the mainloop's walk of that block without its set-up (Mainloop::run_one_block); on
-// two threads the same products (0.5 MFLOP or more) split into two parts through the mainloop.
-// Bitwise alike, and within the accumulation bound of the exact sum: ragged rows (40 = 32 + 8 on
-// a copied tile, 16 on the half-height kernel) and exact column edges (20 = 12 + 8, 100 = 96 + 4).
-TEST(GemmEx, Bf16SmallProductsOnOneBlockMatchTheMainloop) {
-  if (!isa_supported(Isa::avx512) || !native_bf16(Isa::avx512)) GTEST_SKIP() << "no AVX512_BF16 kernel here";
-  for (Op ta : {Op::N, Op::T})
-    for (auto [m, n, k] : {std::tuple{64, 64, 64}, std::tuple{96, 40, 128}, std::tuple{128, 36, 64},
-                           std::tuple{16, 100, 200}, std::tuple{40, 20, 330}}) {
-      std::mt19937 rng(11);
-      std::uniform_real_distribution<float> d(-2, 2);
-      std::vector<bf16> A(size_t(m * k)), B(size_t(k * n));
-      for (auto& x : A) x = bf16(d(rng));
-      for (auto& x : B) x = bf16(d(rng));
-      const index_t lda = ta == Op::N ? m : k;
-      std::vector<float> C0(size_t(m * n));
-      for (auto& x : C0) x = d(rng);
-      for (auto [alpha, beta] : {std::pair{0.75f, -1.5f}, std::pair{1.0f, 0.0f}}) {
-        std::vector<float> C[2] = {C0, C0};
-        for (int threads : {1, 2}) {
-          Handle h;
-          h.set_isa(Isa::avx512);
-          h.set_num_threads(threads);
-          gemm_ex(h, ta, Op::N, m, n, k, alpha, A.data(), DType::bf16, lda, B.data(), DType::bf16, k, beta,
-                  C[threads - 1].data(), m);
-        }
-        ASSERT_EQ(0, std::memcmp(C[0].data(), C[1].data(), sizeof(float) * C[0].size()))
-            << m << "x" << n << "x" << k << " ta=" << char(ta);
-        for (index_t j = 0; j < n; ++j)
-          for (index_t i = 0; i < m; ++i) {
-            double exact = 0, size = 0;
-            for (index_t l = 0; l < k; ++l) {
-              const double p = double(A[size_t(ta == Op::N ? i + l * lda : l + i * lda)].to_float()) *
-                               double(B[size_t(l + j * k)].to_float());
-              exact += p, size += std::abs(p);
-            }
-            const double c0 = C0[size_t(i + j * m)], want = alpha * exact + beta * c0;
-            const double bound = double(k + 2) * 0x1p-24 * (std::abs(alpha) * size + std::abs(beta * c0)) + 1e-30;
-            ASSERT_LE(std::abs(C[0][size_t(i + j * m)] - want), bound)
-                << m << "x" << n << "x" << k << " ta=" << char(ta) << " i=" << i << " j=" << j;
-          }
-      }
-    }
 }
 
 // bf16 operands A (m x k values) and B (k rows in columns ldb apart, n of them) from one seed,

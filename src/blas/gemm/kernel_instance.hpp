@@ -457,10 +457,12 @@ struct Bf16KernelInstance {
         // A small product (up to 128^3, on one thread) that is one block: the mainloop's walk
         // of it without the blocking set-up (Mainloop::run_one_block).
         using OneBlock = tile::Mainloop<Kernel, tile::NoEpilogue, typename InPlace::A, typename InPlace::B>;
-        const bool one_part = c.threads == 1 || 2.0 * double(c.m) * double(c.n) * double(c.k) < 2 * tile::min_part_flops;
+        const double flops = 2.0 * double(c.m) * double(c.n) * double(c.k);
+        const bool one_part = c.threads == 1 || flops < 2 * tile::min_part_flops;
         if (one_part && c.m * c.n * c.k <= 128 * 128 * 128 && c.k <= blocks().kc && c.n <= blocks().nc &&
             OneBlock::one_block_covers(c.n)) {
-          if (c.epilogue_count == 0) return OneBlock::run_one_block(c.m, c.n, c.k, c.alpha, a, b, c.beta, c.c, c.ldc, {});
+          if (c.epilogue_count == 0)
+            return OneBlock::run_one_block(c.m, c.n, c.k, c.alpha, a, b, c.beta, c.c, c.ldc, {});
           const tile::EpilogueProgram<float> program{c.epilogue, c.epilogue_count};
           return tile::Mainloop<Kernel, tile::EpilogueProgram<float>, typename InPlace::A, typename InPlace::B>::
               run_one_block(c.m, c.n, c.k, c.alpha, a, b, c.beta, c.c, c.ldc, program);
