@@ -731,14 +731,19 @@ struct Mainloop {
                             int64_t ldc, const Epilogue& epi) {
     static_assert(!a_prepacked && b_in_place_ok, "one block packs A and reads B where it lies");
     T* ap = static_cast<T*>(thread_pack_buffer(0).get(sizeof(T) * std::size_t(panel_depth(k) * round_up(m, MR))));
-    a.template pack<MR>(0, m, 0, k, ap);
+    // Rows within the half-height kernel's are packed at its height, as run packs them.
+    int64_t a_rows = MR;
+    if constexpr (requires { typename Kernel::HalfRows; })
+      if (Kernel::HalfRows::mr < MR && m <= Kernel::HalfRows::mr) a_rows = Kernel::HalfRows::mr;
+    if (a_rows == MR) a.template pack<MR>(0, m, 0, k, ap);
+    else if constexpr (requires { typename Kernel::HalfRows; }) a.template pack<Kernel::HalfRows::mr>(0, m, 0, k, ap);
     [[maybe_unused]] auto kernel_state = thread_state();
     alignas(64) T edge[MR * NR];
     for (int64_t jr = 0; jr < n; jr += NR) {
       const int64_t nr = std::min<int64_t>(NR, n - jr);
       const T* bt = b.v.data + jr * b.v.rs;
       for (int64_t ir = 0; ir < m; ir += MR)
-        run_tile(std::min<int64_t>(MR, m - ir), nr, k, ap + ir * panel_depth(k), MR, bt, b.v.cs, b.v.rs,
+        run_tile(std::min<int64_t>(MR, m - ir), nr, k, ap + ir * panel_depth(k), a_rows, bt, b.v.cs, b.v.rs,
                  c + ir + jr * ldc, ldc, alpha, beta, edge);
       if constexpr (!Epilogue::is_identity) epi(c + jr * ldc, ldc, 0, jr, m, nr);
     }
