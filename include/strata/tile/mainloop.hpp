@@ -161,19 +161,15 @@ struct Mainloop {
           // rows), and one exactly as tall runs down each column panel as that kernel's own,
           // fetching the next in-place B panel (below).
           int64_t a_rows = MR;  // the packed panels' row count
-          if constexpr (!a_prepacked && requires { typename Kernel::HalfRows; })
-            if (!direct_a && Kernel::HalfRows::mr < MR && mc <= Kernel::HalfRows::mr && tri == Triangle::none &&
-                !cut_depth)
-              a_rows = Kernel::HalfRows::mr;
+          if constexpr (!a_prepacked)
+            if (!direct_a && tri == Triangle::none && !cut_depth) a_rows = packed_a_rows(mc);
           // A's full panels packed by the block's first column panel as its tiles read them
           // (fused_a_packing); a ragged last panel on its own, now.
           const bool fuse_a = fused_a_packing(a, direct_a, a_rows, tri, cut_depth, mc, nc, beta_step);
           if constexpr (!a_prepacked) {
             if (fuse_a && mc % MR)
               a.template pack<MR>(ic + mc / MR * MR, mc % MR, pc, kc, ap + mc / MR * MR * panel_depth(kc));
-            if (!direct_a && a_rows == MR && !fuse_a) a.template pack<MR>(ic, mc, pc, kc, ap);
-            if constexpr (requires { typename Kernel::HalfRows; })
-              if (a_rows != MR) a.template pack<Kernel::HalfRows::mr>(ic, mc, pc, kc, ap);
+            if (!direct_a && (a_rows != MR || !fuse_a)) pack_a_panels(a, a_rows, ic, mc, pc, kc, ap);
           }
           // A read in place still packs a partial last row panel (the kernel reads whole MR
           // rows), once per block, not once per column panel (8 x 1024 x 1024 packed its 8 rows
@@ -731,12 +727,8 @@ struct Mainloop {
                             int64_t ldc, const Epilogue& epi) {
     static_assert(!a_prepacked && b_in_place_ok, "one block packs A and reads B where it lies");
     T* ap = static_cast<T*>(thread_pack_buffer(0).get(sizeof(T) * std::size_t(panel_depth(k) * round_up(m, MR))));
-    // Rows within the half-height kernel's are packed at its height, as run packs them.
-    int64_t a_rows = MR;
-    if constexpr (requires { typename Kernel::HalfRows; })
-      if (Kernel::HalfRows::mr < MR && m <= Kernel::HalfRows::mr) a_rows = Kernel::HalfRows::mr;
-    if (a_rows == MR) a.template pack<MR>(0, m, 0, k, ap);
-    else if constexpr (requires { typename Kernel::HalfRows; }) a.template pack<Kernel::HalfRows::mr>(0, m, 0, k, ap);
+    const int64_t a_rows = packed_a_rows(m);  // as run packs such a block
+    pack_a_panels(a, a_rows, 0, m, 0, k, ap);
     [[maybe_unused]] auto kernel_state = thread_state();
     alignas(64) T edge[MR * NR];
     for (int64_t jr = 0; jr < n; jr += NR) {
@@ -747,6 +739,20 @@ struct Mainloop {
                  c + ir + jr * ldc, ldc, alpha, beta, edge);
       if constexpr (!Epilogue::is_identity) epi(c + jr * ldc, ldc, 0, jr, m, nr);
     }
+  }
+
+  // The rows of the panels A's block of mc rows is packed in: the half-height kernel's where the
+  // block fits it (no zero rows; that kernel then runs its tiles), else MR.
+  static int64_t packed_a_rows(int64_t mc) {
+    if constexpr (requires { typename Kernel::HalfRows; })
+      if (Kernel::HalfRows::mr < MR && mc <= Kernel::HalfRows::mr) return Kernel::HalfRows::mr;
+    return MR;
+  }
+  // A's rows [i0, i0 + mc) over depth [p0, p0 + kc) into panels of a_rows (packed_a_rows) at ap.
+  static void pack_a_panels(const AOp& a, int64_t a_rows, int64_t i0, int64_t mc, int64_t p0, int64_t kc, T* ap) {
+    if constexpr (requires { typename Kernel::HalfRows; })
+      if (a_rows != MR) return a.template pack<Kernel::HalfRows::mr>(i0, mc, p0, kc, ap);
+    a.template pack<MR>(i0, mc, p0, kc, ap);
   }
 
   // One micro-tile of C (mr <= MR, nr <= NR); a ragged one through narrower kernels, in place
