@@ -743,13 +743,14 @@ struct Mainloop {
 
   // The rows of the panels A's block of mc rows is packed in: the half-height kernel's where the
   // block fits it (no zero rows; that kernel then runs its tiles), else MR.
-  static int64_t packed_a_rows(int64_t mc) {
+  [[gnu::always_inline]] static int64_t packed_a_rows(int64_t mc) {
     if constexpr (requires { typename Kernel::HalfRows; })
       if (Kernel::HalfRows::mr < MR && mc <= Kernel::HalfRows::mr) return Kernel::HalfRows::mr;
     return MR;
   }
   // A's rows [i0, i0 + mc) over depth [p0, p0 + kc) into panels of a_rows (packed_a_rows) at ap.
-  static void pack_a_panels(const AOp& a, int64_t a_rows, int64_t i0, int64_t mc, int64_t p0, int64_t kc, T* ap) {
+  [[gnu::always_inline]] static void pack_a_panels(const AOp& a, int64_t a_rows, int64_t i0, int64_t mc, int64_t p0,
+                                                   int64_t kc, T* ap) {
     if constexpr (requires { typename Kernel::HalfRows; })
       if (a_rows != MR) return a.template pack<Kernel::HalfRows::mr>(i0, mc, p0, kc, ap);
     a.template pack<MR>(i0, mc, p0, kc, ap);
